@@ -1,0 +1,68 @@
+package io.fencing;
+
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+import io.fencing.context.TokenBindings;
+import io.fencing.context.TokenBindings.Binding;
+
+import org.springframework.util.Assert;
+
+/**
+ * The fencing tokens bound to the current thread by running {@link FencedTask} methods.
+ */
+public final class FencingContext {
+
+	private FencingContext() {
+	}
+
+	/**
+	 * The innermost token bound to this thread.
+	 * @throws NoFencingTokenException when no token is bound
+	 */
+	public static FencingToken current() {
+		Binding binding = TokenBindings.current();
+		if (binding == null) {
+			throw new NoFencingTokenException("No fencing token is bound to thread '" + Thread.currentThread().getName()
+					+ "': call this from a @FencedTask method, or from a task passed through FencingContext.wrap(...)");
+		}
+		return binding.token();
+	}
+
+	/** The innermost token bound to this thread, if any. */
+	public static Optional<FencingToken> find() {
+		Binding binding = TokenBindings.current();
+		return (binding != null) ? Optional.of(binding.token()) : Optional.empty();
+	}
+
+	/** Capture the caller's tokens so that another thread runs with them. */
+	public static Runnable wrap(Runnable task) {
+		Assert.notNull(task, "task must not be null");
+		Binding captured = TokenBindings.current();
+		return () -> {
+			Binding previous = TokenBindings.restore(captured);
+			try {
+				task.run();
+			}
+			finally {
+				TokenBindings.restore(previous);
+			}
+		};
+	}
+
+	/** Capture the caller's tokens so that another thread runs with them. */
+	public static <T> Callable<T> wrap(Callable<T> task) {
+		Assert.notNull(task, "task must not be null");
+		Binding captured = TokenBindings.current();
+		return () -> {
+			Binding previous = TokenBindings.restore(captured);
+			try {
+				return task.call();
+			}
+			finally {
+				TokenBindings.restore(previous);
+			}
+		};
+	}
+
+}

@@ -1,0 +1,21 @@
+package io.fencing;
+
+/**
+ * The lock of a {@link FencedTask} could not be acquired because Redis failed (unreachable,
+ * timed out, or could not replicate the acquisition). The method did not run.
+ */
+public class LockUnavailableException extends RuntimeException {
+
+	private final String lockName;
+
+	public LockUnavailableException(String lockName, String message, Throwable cause) {
+		super(message, cause);
+		this.lockName = lockName;
+	}
+
+	/** The name of the lock that could not be acquired. */
+	public String getLockName() {
+		return this.lockName;
+	}
+
+}

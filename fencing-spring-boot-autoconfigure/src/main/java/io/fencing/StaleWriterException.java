@@ -1,0 +1,45 @@
+package io.fencing;
+
+import org.springframework.dao.NonTransientDataAccessException;
+
+/**
+ * A write carried a token older than one the storage has already accepted: another owner took
+ * the lock after this one's lease expired. Nothing was written.
+ */
+public class StaleWriterException extends NonTransientDataAccessException {
+
+	private final String lockName;
+
+	private final long token;
+
+	private final Long acceptedToken;
+
+	public StaleWriterException(String lockName, long token, Long acceptedToken) {
+		super(message(lockName, token, acceptedToken));
+		this.lockName = lockName;
+		this.token = token;
+		this.acceptedToken = acceptedToken;
+	}
+
+	private static String message(String lockName, long token, Long acceptedToken) {
+		String accepted = (acceptedToken != null) ? String.valueOf(acceptedToken) : "unknown";
+		return "Stale write on lock '" + lockName + "': token " + token + " is older than accepted token "
+				+ accepted + "; a newer owner has taken the lock, so nothing was written";
+	}
+
+	/** The name of the lock whose token was refused. */
+	public String getLockName() {
+		return this.lockName;
+	}
+
+	/** The rejected token. */
+	public long getToken() {
+		return this.token;
+	}
+
+	/** The newer token found in storage, {@code null} if unknown. */
+	public Long getAcceptedToken() {
+		return this.acceptedToken;
+	}
+
+}

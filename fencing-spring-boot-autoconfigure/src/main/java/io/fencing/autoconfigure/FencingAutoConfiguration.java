@@ -1,0 +1,84 @@
+package io.fencing.autoconfigure;
+
+import io.fencing.FencedTask;
+import io.fencing.lock.FencedLocks;
+import io.fencing.lock.FencedTaskAdvisor;
+import io.fencing.lock.FencedTaskBeanValidator;
+import io.fencing.lock.FencedTaskInterceptor;
+import io.fencing.lock.FencedTaskMethods;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Auto-configuration of {@link FencedTask}: Redisson fenced locks around annotated methods.
+ * Uses the application's {@link RedissonClient} when there is one, otherwise builds one from the
+ * standard {@code spring.data.redis.*} properties without touching the application's own Redis
+ * beans.
+ */
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.redisson.spring.starter.RedissonAutoConfigurationV2" })
+@ConditionalOnClass(RedissonClient.class)
+@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(FencingProperties.class)
+public final class FencingAutoConfiguration {
+
+	/** The name of the Redisson client the starter builds when the application has none. */
+	public static final String REDISSON_CLIENT_BEAN_NAME = "fencingRedissonClient";
+
+	@Bean(name = REDISSON_CLIENT_BEAN_NAME, destroyMethod = "shutdown")
+	@ConditionalOnMissingBean(RedissonClient.class)
+	Redisson fencingRedissonClient(Environment environment) {
+		RedisConnectionSettings settings = RedisConnectionSettings.bind(Binder.get(environment));
+		return (Redisson) Redisson.create(settings.toRedissonConfig());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	FencedLocks fencedLocks(RedissonClient redisson, Environment environment, ListableBeanFactory beanFactory) {
+		String redis = beanFactory.containsBean(REDISSON_CLIENT_BEAN_NAME)
+				? RedisConnectionSettings.bind(Binder.get(environment)).describe() : "the application's RedissonClient";
+		return new FencedLocks(redisson, redis);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static FencedTaskMethods fencedTaskMethods(ObjectProvider<FencingProperties> properties,
+			ConfigurableBeanFactory beanFactory) {
+		FencingProperties fencing = properties.getObject();
+		return new FencedTaskMethods(fencing.toDefaults(), fencing.toTaskSettings(),
+				beanFactory::resolveEmbeddedValue);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static FencedTaskAdvisor fencedTaskAdvisor(ObjectProvider<FencedTaskMethods> methods,
+			ObjectProvider<FencedLocks> locks) {
+		return new FencedTaskAdvisor(new FencedTaskInterceptor(SingletonSupplier.of(methods::getObject),
+				SingletonSupplier.of(locks::getObject)));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static FencedTaskBeanValidator fencedTaskBeanValidator(ObjectProvider<FencedTaskMethods> methods) {
+		return new FencedTaskBeanValidator(SingletonSupplier.of(methods::getObject));
+	}
+
+}

@@ -1,0 +1,207 @@
+package io.fencing.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.fencing.OnBusy;
+import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.lock.TaskSettings;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration of fenced tasks and guarded updates. Invalid values fail the binding, so the
+ * startup error names the property.
+ */
+@ConfigurationProperties("fencing")
+public class FencingProperties {
+
+	/**
+	 * Whether @FencedTask methods are intercepted and the fencing beans are created.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Fixed lease of every task lock. Unset: Redisson's watchdog renews the lease while the
+	 * method runs.
+	 */
+	private @Nullable Duration leaseTime;
+
+	/**
+	 * How long a task waits for a busy lock. 0 makes one attempt.
+	 */
+	private Duration waitTime = Duration.ZERO;
+
+	/**
+	 * What a task does when its lock stays busy: skip (the method returns null or an empty
+	 * Optional) or fail (LockBusyException).
+	 */
+	private OnBusy onBusy = OnBusy.SKIP;
+
+	/**
+	 * Per-task overrides, keyed by the @FencedTask value. They take precedence over the
+	 * annotation's attributes.
+	 */
+	private final Map<String, Task> tasks = new LinkedHashMap<>();
+
+	private final Jdbc jdbc = new Jdbc();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public @Nullable Duration getLeaseTime() {
+		return this.leaseTime;
+	}
+
+	public void setLeaseTime(@Nullable Duration leaseTime) {
+		this.leaseTime = positiveLease(leaseTime);
+	}
+
+	public Duration getWaitTime() {
+		return this.waitTime;
+	}
+
+	public void setWaitTime(Duration waitTime) {
+		this.waitTime = notNegative(waitTime);
+	}
+
+	public OnBusy getOnBusy() {
+		return this.onBusy;
+	}
+
+	public void setOnBusy(OnBusy onBusy) {
+		this.onBusy = skipOrFail(onBusy);
+	}
+
+	public Map<String, Task> getTasks() {
+		return this.tasks;
+	}
+
+	public Jdbc getJdbc() {
+		return this.jdbc;
+	}
+
+	/** The {@code fencing.*} settings. */
+	public TaskSettings toDefaults() {
+		return new TaskSettings(this.leaseTime, this.waitTime, this.onBusy);
+	}
+
+	/** The {@code fencing.tasks.<name>.*} settings. */
+	public Map<String, TaskSettings> toTaskSettings() {
+		Map<String, TaskSettings> settings = new LinkedHashMap<>();
+		this.tasks.forEach((name, task) -> settings.put(name,
+				new TaskSettings(task.getLeaseTime(), task.getWaitTime(), task.getOnBusy())));
+		return settings;
+	}
+
+	/** Settings of one task, overriding its annotation and the {@code fencing.*} defaults. */
+	public static class Task {
+
+		/**
+		 * Fixed lease of this task's lock.
+		 */
+		private @Nullable Duration leaseTime;
+
+		/**
+		 * How long this task waits for its busy lock.
+		 */
+		private @Nullable Duration waitTime;
+
+		/**
+		 * What this task does when its lock stays busy: skip or fail.
+		 */
+		private @Nullable OnBusy onBusy;
+
+		public @Nullable Duration getLeaseTime() {
+			return this.leaseTime;
+		}
+
+		public void setLeaseTime(@Nullable Duration leaseTime) {
+			this.leaseTime = positiveLease(leaseTime);
+		}
+
+		public @Nullable Duration getWaitTime() {
+			return this.waitTime;
+		}
+
+		public void setWaitTime(@Nullable Duration waitTime) {
+			this.waitTime = notNegative(waitTime);
+		}
+
+		public @Nullable OnBusy getOnBusy() {
+			return this.onBusy;
+		}
+
+		public void setOnBusy(@Nullable OnBusy onBusy) {
+			this.onBusy = skipOrFail(onBusy);
+		}
+
+	}
+
+	/** Guarded updates through {@link FencedJdbcTemplate}. */
+	public static class Jdbc {
+
+		/**
+		 * Column of every guarded table that holds the last accepted fencing token.
+		 */
+		private String tokenColumn = FencedJdbcTemplate.DEFAULT_TOKEN_COLUMN;
+
+		/**
+		 * How many rewritten guarded statements are kept, one per distinct SQL string.
+		 */
+		private int statementCacheSize = FencedJdbcTemplate.DEFAULT_STATEMENT_CACHE_SIZE;
+
+		public String getTokenColumn() {
+			return this.tokenColumn;
+		}
+
+		public void setTokenColumn(String tokenColumn) {
+			if (tokenColumn == null || tokenColumn.isBlank()) {
+				throw new IllegalArgumentException("must not be blank");
+			}
+			this.tokenColumn = tokenColumn.trim();
+		}
+
+		public int getStatementCacheSize() {
+			return this.statementCacheSize;
+		}
+
+		public void setStatementCacheSize(int statementCacheSize) {
+			if (statementCacheSize <= 0) {
+				throw new IllegalArgumentException("must be positive, was " + statementCacheSize);
+			}
+			this.statementCacheSize = statementCacheSize;
+		}
+
+	}
+
+	private static @Nullable Duration positiveLease(@Nullable Duration leaseTime) {
+		if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
+			throw new IllegalArgumentException("must be positive, was " + leaseTime
+					+ "; leave it unset for the watchdog lease");
+		}
+		return leaseTime;
+	}
+
+	private static @Nullable Duration notNegative(@Nullable Duration duration) {
+		if (duration != null && duration.isNegative()) {
+			throw new IllegalArgumentException("must not be negative, was " + duration);
+		}
+		return duration;
+	}
+
+	private static @Nullable OnBusy skipOrFail(@Nullable OnBusy onBusy) {
+		if (onBusy == OnBusy.DEFAULT) {
+			throw new IllegalArgumentException("must be skip or fail");
+		}
+		return onBusy;
+	}
+
+}

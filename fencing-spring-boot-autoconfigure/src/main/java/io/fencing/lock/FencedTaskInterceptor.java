@@ -1,0 +1,143 @@
+package io.fencing.lock;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+import io.fencing.FencingToken;
+import io.fencing.LockBusyException;
+import io.fencing.OnBusy;
+import io.fencing.StaleWriterException;
+import io.fencing.context.TokenBindings;
+import io.fencing.context.TokenBindings.Acquisition;
+import io.fencing.context.TokenBindings.Binding;
+import io.fencing.lock.FencedLocks.HeldLock;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+
+/**
+ * Runs a {@link io.fencing.FencedTask} method only while its lock is held, with the lock's token
+ * bound to the thread, and releases the lock afterwards.
+ */
+public class FencedTaskInterceptor implements MethodInterceptor {
+
+	private static final Log logger = LogFactory.getLog(FencedTaskInterceptor.class);
+
+	private final Supplier<FencedTaskMethods> methods;
+
+	private final Supplier<FencedLocks> locks;
+
+	/**
+	 * Both collaborators are looked up on first use: the interceptor is created while the context
+	 * still registers its post-processors.
+	 */
+	public FencedTaskInterceptor(Supplier<FencedTaskMethods> methods, Supplier<FencedLocks> locks) {
+		this.methods = methods;
+		this.locks = locks;
+	}
+
+	@Override
+	@Nullable
+	public Object invoke(MethodInvocation invocation) throws Throwable {
+		Object target = invocation.getThis();
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
+		FencedTaskMethod task = this.methods.get().get(invocation.getMethod(), targetClass);
+		String lockName = task.lockName(invocation.getArguments(), target);
+
+		Binding outer = TokenBindings.find(lockName);
+		if (outer != null) {
+			// Re-acquiring would issue a newer token and fence the outer run of the same lock.
+			return proceedWith(outer.acquisition(), invocation);
+		}
+		FencedLocks locks = this.locks.get();
+		HeldLock held = locks.tryAcquire(lockName, task.waitTime(), task.leaseTime());
+		if (held == null) {
+			return busy(task, lockName);
+		}
+		Acquisition acquisition = new Acquisition(held.token());
+		try {
+			return proceedWith(acquisition, invocation);
+		}
+		catch (StaleWriterException ex) {
+			if (ex.getAcceptedToken() != null && held.token().equals(tokenOf(ex))) {
+				acquisition.reportNewerToken(ex.getAcceptedToken());
+			}
+			throw ex;
+		}
+		finally {
+			repairTokenCounter(locks, held, acquisition);
+			release(locks, held, task);
+		}
+	}
+
+	@Nullable
+	private static Object proceedWith(Acquisition acquisition, MethodInvocation invocation) throws Throwable {
+		Binding previous = TokenBindings.bind(acquisition);
+		try {
+			return invocation.proceed();
+		}
+		finally {
+			TokenBindings.restore(previous);
+		}
+	}
+
+	@Nullable
+	private static Object busy(FencedTaskMethod task, String lockName) {
+		if (task.onBusy() == OnBusy.FAIL) {
+			throw new LockBusyException(lockName, "Lock '" + lockName + "' is held by another owner"
+					+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime()) + "; "
+					+ task.description() + " did not run (on-busy = fail)");
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Lock '" + lockName + "' is busy; skipped " + task.description());
+		}
+		return task.skippedResult();
+	}
+
+	private static FencingToken tokenOf(StaleWriterException ex) {
+		return new FencingToken(ex.getLockName(), ex.getToken());
+	}
+
+	/**
+	 * The storage refused this run's token because it holds a newer one. If the counter in Redis is
+	 * behind that newer token, Redis lost it (restart without persistence, FLUSHALL, eviction,
+	 * failover): raise it so that the next run gets a token above everything already accepted.
+	 */
+	private static void repairTokenCounter(FencedLocks locks, HeldLock held, Acquisition acquisition) {
+		long newest = acquisition.newestRefusingToken();
+		if (newest <= held.token().value()) {
+			return;
+		}
+		try {
+			if (locks.raiseTokenCounter(held, newest)) {
+				logger.warn("The token counter of lock '" + held.token().lockName() + "' was behind the storage: token "
+						+ held.token().value() + " was refused where token " + newest + " had been accepted. "
+						+ "Redis has lost the counter (restart without persistence, FLUSHALL, eviction or failover); "
+						+ "it is raised to " + newest + " so that the next run is accepted.");
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not raise the token counter of lock '" + held.token().lockName() + "' to " + newest
+					+ "; the next run retries", ex);
+		}
+	}
+
+	private static void release(FencedLocks locks, HeldLock held, FencedTaskMethod task) {
+		Duration ran = Duration.ofNanos(System.nanoTime() - held.acquiredAtNanos());
+		boolean overran = held.leaseTime() != null && ran.compareTo(held.leaseTime()) > 0;
+		boolean released = locks.release(held);
+		if (overran || !released) {
+			String lease = (held.leaseTime() != null) ? "its " + held.leaseTime() + " lease"
+					: "its watchdog lease (renewal failed)";
+			logger.warn(task.description() + " with token " + held.token().value() + " ran " + ran
+					+ ", past " + lease + ": another owner may have taken lock '" + held.token().lockName()
+					+ "', so its guarded writes from then on were refused. The lock is left to its current owner; "
+					+ "raise the lease or shorten the task.");
+		}
+	}
+
+}

@@ -1,0 +1,154 @@
+package io.fencing.lock;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+
+import io.fencing.FencedTask;
+import io.fencing.OnBusy;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * Resolves {@link FencedTask} methods into {@link FencedTaskMethod}s once, with the precedence
+ * {@code fencing.tasks.<name>.*}, then the annotation, then {@code fencing.*}, and fails with a
+ * message naming the method when a setting is unusable.
+ */
+public class FencedTaskMethods {
+
+	private final Map<MethodClassKey, FencedTaskMethod> methods = new ConcurrentHashMap<>();
+
+	private final TaskSettings defaults;
+
+	private final Map<String, TaskSettings> tasks;
+
+	private final StringValueResolver placeholders;
+
+	/**
+	 * @param defaults the {@code fencing.*} settings
+	 * @param tasks the {@code fencing.tasks.<name>.*} overrides
+	 * @param placeholders resolves {@code ${...}} in annotation attributes
+	 */
+	public FencedTaskMethods(TaskSettings defaults, Map<String, TaskSettings> tasks, StringValueResolver placeholders) {
+		this.defaults = defaults;
+		this.tasks = Map.copyOf(tasks);
+		this.placeholders = placeholders;
+	}
+
+	/**
+	 * The resolved task of {@code method} invoked on {@code targetClass}.
+	 * @throws IllegalStateException when the annotation cannot be honoured
+	 */
+	FencedTaskMethod get(Method method, @Nullable Class<?> targetClass) {
+		return this.methods.computeIfAbsent(new MethodClassKey(method, targetClass),
+				(key) -> resolve(method, targetClass));
+	}
+
+	private FencedTaskMethod resolve(Method method, @Nullable Class<?> targetClass) {
+		Method specific = ClassUtils.getMostSpecificMethod(method, targetClass);
+		FencedTask annotation = AnnotatedElementUtils.findMergedAnnotation(specific, FencedTask.class);
+		if (annotation == null) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(method, FencedTask.class);
+		}
+		if (annotation == null) {
+			throw new IllegalStateException("No @FencedTask on " + ClassUtils.getQualifiedMethodName(method));
+		}
+		String methodName = ClassUtils.getQualifiedMethodName(specific, targetClass);
+		String name = resolvePlaceholders(annotation.value(), "@FencedTask on " + methodName);
+		String description = "@FencedTask(\"" + name + "\") on " + methodName + "()";
+		checkMethod(specific, description);
+
+		TaskSettings task = this.tasks.getOrDefault(name, TaskSettings.UNSET);
+		Duration leaseTime = first(task.leaseTime(), duration(annotation.leaseTime(), "leaseTime", description),
+				this.defaults.leaseTime());
+		Duration waitTime = first(task.waitTime(), duration(annotation.waitTime(), "waitTime", description),
+				this.defaults.waitTime());
+		OnBusy onBusy = first(task.onBusy(), (annotation.onBusy() != OnBusy.DEFAULT) ? annotation.onBusy() : null,
+				this.defaults.onBusy());
+		return new FencedTaskMethod(specific, description, LockNameTemplate.parse(name, description), leaseTime,
+				(waitTime != null) ? waitTime : Duration.ZERO, (onBusy != null) ? onBusy : OnBusy.SKIP);
+	}
+
+	private static void checkMethod(Method method, String description) {
+		int modifiers = method.getModifiers();
+		if (Modifier.isStatic(modifiers) || Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers)) {
+			throw new IllegalStateException(description + " cannot be intercepted: the method is "
+					+ Modifier.toString(modifiers & (Modifier.STATIC | Modifier.PRIVATE | Modifier.FINAL))
+					+ "; make it a public, non-final instance method");
+		}
+		Class<?> returnType = method.getReturnType();
+		if (returnType.isPrimitive() && returnType != void.class) {
+			throw new IllegalStateException(description + " returns the primitive " + returnType.getName()
+					+ ", which has no value for a skipped run; return void, a wrapper type or an Optional");
+		}
+		if (Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType)
+				|| isReactive(returnType)) {
+			throw new IllegalStateException(description + " returns " + returnType.getSimpleName()
+					+ ": the lock would be released before the asynchronous work ends; make the method synchronous "
+					+ "and run it asynchronously from the outside");
+		}
+	}
+
+	private static boolean isReactive(Class<?> type) {
+		for (Class<?> candidate = type; candidate != null; candidate = candidate.getSuperclass()) {
+			for (Class<?> implemented : ClassUtils.getAllInterfacesForClassAsSet(candidate)) {
+				if (implemented.getName().equals("org.reactivestreams.Publisher")) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
+	@Nullable
+	private Duration duration(String value, String attribute, String description) {
+		if (value.isEmpty()) {
+			return null;
+		}
+		String resolved = resolvePlaceholders(value, description);
+		Duration duration;
+		try {
+			duration = DurationStyle.detectAndParse(resolved.trim());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(description + ": " + attribute + " '" + resolved
+					+ "' is not a duration; use for example 5s, 500ms or PT5S", ex);
+		}
+		if (duration.isNegative() || (duration.isZero() && attribute.equals("leaseTime"))) {
+			throw new IllegalStateException(description + ": " + attribute + " '" + resolved + "' must be "
+					+ (attribute.equals("leaseTime") ? "positive; leave it empty for the watchdog lease" : "zero or more"));
+		}
+		return duration;
+	}
+
+	private String resolvePlaceholders(String value, String description) {
+		try {
+			String resolved = this.placeholders.resolveStringValue(value);
+			return (resolved != null) ? resolved : value;
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(description + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	@SafeVarargs
+	@Nullable
+	private static <T> T first(@Nullable T... candidates) {
+		for (T candidate : candidates) {
+			if (candidate != null) {
+				return candidate;
+			}
+		}
+		return null;
+	}
+
+}

@@ -1,0 +1,266 @@
+package io.fencing.jdbc;
+
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import io.fencing.FencingContext;
+import io.fencing.FencingToken;
+import io.fencing.NoFencingTokenException;
+import io.fencing.StaleWriterException;
+import io.fencing.context.TokenBindings;
+import io.fencing.context.TokenBindings.Acquisition;
+import io.fencing.context.TokenBindings.Binding;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The guarded update contract, run against each real database by a subclass. Every test works on
+ * tables of its own.
+ */
+abstract class GuardedUpdateContractTests {
+
+	private static final String LOCK = "stock-sync";
+
+	private DataSource dataSource;
+
+	private FencedJdbcTemplate jdbc;
+
+	private String stock;
+
+	private String schema;
+
+	private boolean schemaCreated;
+
+	protected abstract DataSource dataSource();
+
+	@BeforeEach
+	void createTables() {
+		this.dataSource = dataSource();
+		this.jdbc = new FencedJdbcTemplate(this.dataSource);
+		String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+		this.stock = "stock_" + suffix;
+		this.schema = "fencing_" + suffix;
+		this.jdbc.execute("CREATE TABLE " + this.stock + " (sku VARCHAR(32) PRIMARY KEY, quantity INT NOT NULL, "
+				+ "warehouse VARCHAR(16), note VARCHAR(64), last_token BIGINT NOT NULL DEFAULT 0)");
+		this.jdbc.update("INSERT INTO " + this.stock + " (sku, quantity, warehouse, last_token) VALUES (?, ?, ?, ?)",
+				"A-1", 10, "W1", 0);
+		this.jdbc.update("INSERT INTO " + this.stock + " (sku, quantity, warehouse, last_token) VALUES (?, ?, ?, ?)",
+				"B-2", 20, "W1", 0);
+		this.jdbc.update("INSERT INTO " + this.stock + " (sku, quantity, warehouse, last_token) VALUES (?, ?, ?, ?)",
+				"C-3", 30, "W2", 0);
+	}
+
+	@AfterEach
+	void dropTables() {
+		this.jdbc.execute("DROP TABLE IF EXISTS " + this.stock);
+		if (this.schemaCreated) {
+			this.jdbc.execute("DROP TABLE IF EXISTS " + this.schema + ".stock");
+			this.jdbc.execute("DROP SCHEMA IF EXISTS " + this.schema);
+		}
+	}
+
+	@Test
+	void acceptsANewerTokenThenTheSameTokenAgain() {
+		assertThat(update(2, "UPDATE %s SET quantity = ? WHERE sku = ?", 8, "A-1")).isEqualTo(1);
+		assertThat(update(2, "UPDATE %s SET quantity = ? WHERE sku = ?", 9, "A-1")).isEqualTo(1);
+		assertThat(row("A-1")).containsEntry("quantity", 9).containsEntry("last_token", 2L);
+	}
+
+	@Test
+	void refusesAnOlderTokenWithBothTokensAndChangesNothing() {
+		update(2, "UPDATE %s SET quantity = ? WHERE sku = ?", 8, "A-1");
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> update(1, "UPDATE %s SET quantity = ? WHERE sku = ?", 5, "A-1"))
+			.withMessageContaining("token 1 is older than accepted token 2")
+			.satisfies((ex) -> {
+				assertThat(ex.getLockName()).isEqualTo(LOCK);
+				assertThat(ex.getToken()).isEqualTo(1);
+				assertThat(ex.getAcceptedToken()).isEqualTo(2L);
+			});
+		assertThat(row("A-1")).containsEntry("quantity", 8).containsEntry("last_token", 2L);
+	}
+
+	@Test
+	void returnsZeroWhenNoRowMatches() {
+		assertThat(update(3, "UPDATE %s SET quantity = ? WHERE sku = ?", 1, "missing")).isZero();
+		assertThat(update(3, "UPDATE %s SET quantity = ? WHERE warehouse = ?", 1, "nowhere")).isZero();
+	}
+
+	@Test
+	void anOrInTheConditionCannotBypassTheFence() {
+		update(5, "UPDATE %s SET quantity = ? WHERE sku = ?", 11, "A-1");
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> update(3, "UPDATE %s SET quantity = ? WHERE sku = ? OR 1 = 1", 0, "B-2"))
+			.withMessageContaining("token 3 is older than accepted token 5");
+		assertThat(quantities()).containsExactly(11, 20, 30);
+	}
+
+	@Test
+	void qualifiesTheTokenColumnThroughAnAlias() {
+		assertThat(update(4, "UPDATE %s s SET quantity = ? WHERE s.sku = ?", 7, "A-1")).isEqualTo(1);
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> update(3, "UPDATE %s s SET quantity = ? WHERE s.sku = ?", 6, "A-1"));
+		assertThat(row("A-1")).containsEntry("quantity", 7).containsEntry("last_token", 4L);
+	}
+
+	@Test
+	void updatesASchemaQualifiedTable() {
+		this.jdbc.execute("CREATE SCHEMA " + this.schema);
+		this.schemaCreated = true;
+		String table = this.schema + ".stock";
+		this.jdbc.execute("CREATE TABLE " + table
+				+ " (sku VARCHAR(32) PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
+		this.jdbc.update("INSERT INTO " + table + " (sku, quantity, last_token) VALUES ('A-1', 1, 6)");
+		FencingToken older = new FencingToken(LOCK, 5);
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(
+				() -> this.jdbc.guardedUpdate(older, "UPDATE " + table + " SET quantity = ? WHERE sku = ?", 2, "A-1"));
+		assertThat(this.jdbc.guardedUpdate(new FencingToken(LOCK, 6),
+				"UPDATE " + table + " x SET quantity = ? WHERE x.sku = ?", 3, "A-1")).isEqualTo(1);
+		assertThat(this.jdbc.queryForObject("SELECT quantity FROM " + table, Integer.class)).isEqualTo(3);
+	}
+
+	@Test
+	void acceptsLowerCaseMultiLineSqlWithComments() {
+		String sql = """
+				-- the nightly feed
+				update %s
+				   set quantity = ?   /* from the supplier */
+				 where sku = ?""";
+		assertThat(update(2, sql, 4, "B-2")).isEqualTo(1);
+		assertThat(row("B-2")).containsEntry("quantity", 4).containsEntry("last_token", 2L);
+	}
+
+	@Test
+	void fencesRowsChosenByASubquery() {
+		assertThat(update(2, "UPDATE %s SET quantity = ? WHERE sku IN (SELECT sku FROM %s WHERE warehouse = ?)",
+				1, "W1")).isEqualTo(2);
+		assertThat(quantities()).containsExactly(1, 1, 30);
+	}
+
+	@Test
+	void addsAWhereToAnUpdateWithoutOneAndStaysAllOrNothing() {
+		assertThat(update(3, "UPDATE %s SET quantity = quantity + ?", 1)).isEqualTo(3);
+		update(4, "UPDATE %s SET quantity = ? WHERE sku = ?", 100, "C-3");
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> update(3, "UPDATE %s SET quantity = quantity + ?", 1))
+			.withMessageContaining("token 3 is older than accepted token 4");
+		assertThat(quantities()).containsExactly(11, 21, 100);
+	}
+
+	@Test
+	void bindsSeveralParametersInSetAndWhere() {
+		assertThat(update(2, "UPDATE %s SET quantity = ?, note = ? WHERE sku = ? AND warehouse = ?", 3, "recount",
+				"A-1", "W1")).isEqualTo(1);
+		assertThat(row("A-1")).containsEntry("quantity", 3).containsEntry("note", "recount");
+	}
+
+	@Test
+	void aMultiRowUpdateIsAllOrNothing() {
+		update(5, "UPDATE %s SET quantity = ? WHERE sku = ?", 22, "B-2");
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> update(4, "UPDATE %s SET quantity = ? WHERE warehouse = ?", 0, "W1"))
+			.withMessageContaining("token 4 is older than accepted token 5");
+		assertThat(quantities()).containsExactly(10, 22, 30);
+		assertThat(row("A-1")).containsEntry("last_token", 0L);
+	}
+
+	@Test
+	void aMultiRowUpdateInTheCallersTransactionRollsBackOnlyItself() {
+		update(5, "UPDATE %s SET quantity = ? WHERE sku = ?", 22, "B-2");
+		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		transaction.executeWithoutResult((status) -> {
+			this.jdbc.update("UPDATE " + this.stock + " SET note = 'audited' WHERE sku = 'C-3'");
+			assertThatExceptionOfType(StaleWriterException.class)
+				.isThrownBy(() -> update(4, "UPDATE %s SET quantity = ? WHERE warehouse = ?", 0, "W1"));
+		});
+		assertThat(quantities()).containsExactly(10, 22, 30);
+		assertThat(row("C-3")).containsEntry("note", "audited");
+	}
+
+	@Test
+	void refusalsRunNothingAndLeaveTheTableUnchanged() {
+		List<Map<String, Object>> before = rows();
+		assertThatIllegalArgumentException().isThrownBy(() -> update(9, "DELETE FROM %s WHERE sku = ?", "A-1"));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> update(9, "UPDATE %s SET quantity = 0; DELETE FROM %s", new Object[0]));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> update(9, "UPDATE %s SET quantity = ?, last_token = ? WHERE sku = ?", 1, 99, "A-1"))
+			.withMessageContaining("token column");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> update(9, "UPDATE %s SET quantity = ? WHERE sku = ?", 1))
+			.withMessageContaining("2 parameter(s) but 1 argument(s)");
+		assertThatExceptionOfType(NoFencingTokenException.class).isThrownBy(
+				() -> this.jdbc.guardedUpdate("UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?", 1, "A-1"));
+		assertThat(rows()).isEqualTo(before);
+	}
+
+	@Test
+	void usesTheTokenBoundToTheThread() {
+		Binding previous = TokenBindings.bind(new Acquisition(new FencingToken(LOCK, 7)));
+		try {
+			assertThat(FencingContext.current().value()).isEqualTo(7);
+			assertThat(this.jdbc.guardedUpdate("UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?", 2, "A-1"))
+				.isEqualTo(1);
+		}
+		finally {
+			TokenBindings.restore(previous);
+		}
+		assertThat(row("A-1")).containsEntry("last_token", 7L);
+	}
+
+	@Test
+	void aBatchIsWrittenWhollyOrNotAtAll() {
+		String sql = "UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?";
+		update(6, "UPDATE %s SET quantity = ? WHERE sku = ?", 33, "C-3");
+		Binding previous = TokenBindings.bind(new Acquisition(new FencingToken(LOCK, 6)));
+		try {
+			assertThat(this.jdbc.guardedBatchUpdate(sql, List.of(new Object[] { 1, "A-1" }, new Object[] { 2, "B-2" })))
+				.containsExactly(1, 1);
+		}
+		finally {
+			TokenBindings.restore(previous);
+		}
+		previous = TokenBindings.bind(new Acquisition(new FencingToken(LOCK, 5)));
+		try {
+			assertThatExceptionOfType(StaleWriterException.class)
+				.isThrownBy(() -> this.jdbc.guardedBatchUpdate(sql,
+						List.of(new Object[] { 7, "A-1" }, new Object[] { 8, "C-3" })))
+				.withMessageContaining("token 5 is older than accepted token 6");
+		}
+		finally {
+			TokenBindings.restore(previous);
+		}
+		assertThat(quantities()).containsExactly(1, 2, 33);
+	}
+
+	private int update(long token, String sql, Object... args) {
+		return this.jdbc.guardedUpdate(new FencingToken(LOCK, token), sql.formatted(this.stock, this.stock), args);
+	}
+
+	private Map<String, Object> row(String sku) {
+		Map<String, Object> row = this.jdbc.queryForMap(
+				"SELECT quantity, note, last_token FROM " + this.stock + " WHERE sku = ?", sku);
+		return Map.of("quantity", ((Number) row.values().toArray()[0]).intValue(), "note",
+				String.valueOf(row.values().toArray()[1]), "last_token", ((Number) row.values().toArray()[2]).longValue());
+	}
+
+	private List<Integer> quantities() {
+		return this.jdbc.queryForList("SELECT quantity FROM " + this.stock + " ORDER BY sku", Integer.class);
+	}
+
+	private List<Map<String, Object>> rows() {
+		return this.jdbc.queryForList("SELECT * FROM " + this.stock + " ORDER BY sku");
+	}
+
+}

@@ -1,0 +1,19 @@
+package io.fencing.jdbc;
+
+import javax.sql.DataSource;
+
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
+
+class H2GuardedUpdateTests extends GuardedUpdateContractTests {
+
+	private static final DataSource H2 = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
+		.generateUniqueName(true)
+		.build();
+
+	@Override
+	protected DataSource dataSource() {
+		return H2;
+	}
+
+}

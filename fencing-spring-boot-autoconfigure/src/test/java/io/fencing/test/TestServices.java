@@ -1,0 +1,134 @@
+package io.fencing.test;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
+
+import com.redis.testcontainers.RedisContainer;
+import com.zaxxer.hikari.HikariDataSource;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.JdbcDatabaseContainer;
+import org.testcontainers.mariadb.MariaDBContainer;
+import org.testcontainers.postgresql.PostgreSQLContainer;
+
+/**
+ * Finds the real services the integration tests run against: from an environment variable, else
+ * from Testcontainers when Docker is available, else on the local default port. A missing
+ * service fails the test with instructions; it is never skipped.
+ */
+public final class TestServices {
+
+	public static final String REDIS_ENV = "FENCING_TEST_REDIS_URL";
+
+	public static final String POSTGRES_ENV = "FENCING_TEST_POSTGRES_URL";
+
+	public static final String MARIADB_ENV = "FENCING_TEST_MARIADB_URL";
+
+	private static final Map<String, Object> started = new ConcurrentHashMap<>();
+
+	private static volatile Boolean dockerAvailable;
+
+	private TestServices() {
+	}
+
+	/** A Redis URL such as {@code redis://127.0.0.1:6379}. */
+	public static String redisUrl() {
+		return (String) started.computeIfAbsent("redis", (key) -> {
+			String fromEnvironment = System.getenv(REDIS_ENV);
+			if (fromEnvironment != null && !fromEnvironment.isBlank()) {
+				return fromEnvironment.trim();
+			}
+			if (dockerAvailable()) {
+				RedisContainer container = new RedisContainer(RedisContainer.DEFAULT_IMAGE_NAME.withTag("7.4"));
+				container.start();
+				return container.getRedisURI();
+			}
+			return local("Redis", "127.0.0.1", 6379, "redis://127.0.0.1:6379", REDIS_ENV,
+					"redis://127.0.0.1:6379", "start one with: redis-server --daemonize yes --save '' --appendonly no");
+		});
+	}
+
+	/** The host of {@link #redisUrl()}. */
+	public static String redisHost() {
+		return URI.create(redisUrl()).getHost();
+	}
+
+	/** The port of {@link #redisUrl()}. */
+	public static int redisPort() {
+		return URI.create(redisUrl()).getPort();
+	}
+
+	/** A pooled data source on a real PostgreSQL. */
+	public static DataSource postgres() {
+		return (DataSource) started.computeIfAbsent("postgres", (key) -> dataSource(POSTGRES_ENV,
+				() -> new PostgreSQLContainer("postgres:16-alpine"),
+				() -> local("PostgreSQL", "127.0.0.1", 5432, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
+						POSTGRES_ENV, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
+						"start it with: pg_ctlcluster <version> main start (trust auth, database test)")));
+	}
+
+	/** A pooled data source on a real MariaDB. */
+	public static DataSource mariadb() {
+		return (DataSource) started.computeIfAbsent("mariadb", (key) -> dataSource(MARIADB_ENV,
+				() -> new MariaDBContainer("mariadb:11"),
+				() -> local("MariaDB", "127.0.0.1", 3306, "jdbc:mariadb://127.0.0.1:3306/test?user=root", MARIADB_ENV,
+						"jdbc:mariadb://127.0.0.1:3306/test?user=root&password=",
+						"start it with: mariadbd (root with an empty password, database test)")));
+	}
+
+	private static DataSource dataSource(String environmentVariable,
+			Supplier<JdbcDatabaseContainer<?>> container, Supplier<String> local) {
+		HikariDataSource dataSource = new HikariDataSource();
+		dataSource.setMaximumPoolSize(8);
+		String fromEnvironment = System.getenv(environmentVariable);
+		if (fromEnvironment != null && !fromEnvironment.isBlank()) {
+			dataSource.setJdbcUrl(fromEnvironment.trim());
+		}
+		else if (dockerAvailable()) {
+			JdbcDatabaseContainer<?> database = container.get();
+			database.start();
+			dataSource.setJdbcUrl(database.getJdbcUrl());
+			dataSource.setUsername(database.getUsername());
+			dataSource.setPassword(database.getPassword());
+		}
+		else {
+			dataSource.setJdbcUrl(local.get());
+		}
+		return dataSource;
+	}
+
+	private static String local(String service, String host, int port, String result, String environmentVariable,
+			String example, String howToStart) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(host, port), 2000);
+			return result;
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(service + " is needed by this test and was not found: " + environmentVariable
+					+ " is not set, Docker is not available for Testcontainers, and nothing listens on " + host + ":"
+					+ port + ". Set " + environmentVariable + " (for example " + environmentVariable + "=" + example
+					+ "), start Docker, or " + howToStart + ".", ex);
+		}
+	}
+
+	private static boolean dockerAvailable() {
+		if (dockerAvailable == null) {
+			boolean available;
+			try {
+				available = DockerClientFactory.instance().isDockerAvailable();
+			}
+			catch (RuntimeException | LinkageError ex) {
+				available = false;
+			}
+			dockerAvailable = available;
+		}
+		return dockerAvailable;
+	}
+
+}
