@@ -12,7 +12,6 @@ import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -59,10 +58,10 @@ public final class FencingAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static FencedTaskMethods fencedTaskMethods(ObjectProvider<FencingProperties> properties,
-			ConfigurableBeanFactory beanFactory) {
+			Environment environment) {
 		FencingProperties fencing = properties.getObject();
 		return new FencedTaskMethods(fencing.toDefaults(), fencing.toTaskSettings(),
-				beanFactory::resolveEmbeddedValue);
+				environment::resolveRequiredPlaceholders);
 	}
 
 	@Bean

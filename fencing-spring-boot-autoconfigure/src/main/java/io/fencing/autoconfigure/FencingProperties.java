@@ -10,13 +10,16 @@ import io.fencing.lock.TaskSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.StringUtils;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
- * Configuration of fenced tasks and guarded updates. Invalid values fail the binding, so the
- * startup error names the property.
+ * Configuration of fenced tasks and guarded updates. It validates itself when bound, so an invalid
+ * value fails the startup with a message that names the property.
  */
 @ConfigurationProperties("fencing")
-public class FencingProperties {
+public class FencingProperties implements Validator {
 
 	/**
 	 * Whether @FencedTask methods are intercepted and the fencing beans are created.
@@ -61,7 +64,7 @@ public class FencingProperties {
 	}
 
 	public void setLeaseTime(@Nullable Duration leaseTime) {
-		this.leaseTime = positiveLease(leaseTime);
+		this.leaseTime = leaseTime;
 	}
 
 	public Duration getWaitTime() {
@@ -69,7 +72,7 @@ public class FencingProperties {
 	}
 
 	public void setWaitTime(Duration waitTime) {
-		this.waitTime = notNegative(waitTime);
+		this.waitTime = waitTime;
 	}
 
 	public OnBusy getOnBusy() {
@@ -77,7 +80,7 @@ public class FencingProperties {
 	}
 
 	public void setOnBusy(OnBusy onBusy) {
-		this.onBusy = skipOrFail(onBusy);
+		this.onBusy = onBusy;
 	}
 
 	public Map<String, Task> getTasks() {
@@ -124,7 +127,7 @@ public class FencingProperties {
 		}
 
 		public void setLeaseTime(@Nullable Duration leaseTime) {
-			this.leaseTime = positiveLease(leaseTime);
+			this.leaseTime = leaseTime;
 		}
 
 		public @Nullable Duration getWaitTime() {
@@ -132,7 +135,7 @@ public class FencingProperties {
 		}
 
 		public void setWaitTime(@Nullable Duration waitTime) {
-			this.waitTime = notNegative(waitTime);
+			this.waitTime = waitTime;
 		}
 
 		public @Nullable OnBusy getOnBusy() {
@@ -140,7 +143,7 @@ public class FencingProperties {
 		}
 
 		public void setOnBusy(@Nullable OnBusy onBusy) {
-			this.onBusy = skipOrFail(onBusy);
+			this.onBusy = onBusy;
 		}
 
 	}
@@ -163,10 +166,7 @@ public class FencingProperties {
 		}
 
 		public void setTokenColumn(String tokenColumn) {
-			if (tokenColumn == null || tokenColumn.isBlank()) {
-				throw new IllegalArgumentException("must not be blank");
-			}
-			this.tokenColumn = tokenColumn.trim();
+			this.tokenColumn = tokenColumn;
 		}
 
 		public int getStatementCacheSize() {
@@ -174,34 +174,45 @@ public class FencingProperties {
 		}
 
 		public void setStatementCacheSize(int statementCacheSize) {
-			if (statementCacheSize <= 0) {
-				throw new IllegalArgumentException("must be positive, was " + statementCacheSize);
-			}
 			this.statementCacheSize = statementCacheSize;
 		}
 
 	}
 
-	private static @Nullable Duration positiveLease(@Nullable Duration leaseTime) {
+	@Override
+	public boolean supports(Class<?> type) {
+		return FencingProperties.class.isAssignableFrom(type);
+	}
+
+	/** Rejects values that would make a task run with a lease, wait or busy rule it cannot honour. */
+	@Override
+	public void validate(Object target, Errors errors) {
+		FencingProperties properties = (FencingProperties) target;
+		validateTask(errors, "", "fencing.", properties.leaseTime, properties.waitTime, properties.onBusy);
+		properties.tasks.forEach((name, task) -> validateTask(errors, "tasks[" + name + "].",
+				"fencing.tasks." + name + ".", task.leaseTime, task.waitTime, task.onBusy));
+		if (!StringUtils.hasText(properties.jdbc.tokenColumn)) {
+			errors.rejectValue("jdbc.tokenColumn", "blank", "fencing.jdbc.token-column must not be blank");
+		}
+		if (properties.jdbc.statementCacheSize <= 0) {
+			errors.rejectValue("jdbc.statementCacheSize", "notPositive",
+					"fencing.jdbc.statement-cache-size must be positive, was " + properties.jdbc.statementCacheSize);
+		}
+	}
+
+	private static void validateTask(Errors errors, String field, String property, @Nullable Duration leaseTime,
+			@Nullable Duration waitTime, @Nullable OnBusy onBusy) {
 		if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
-			throw new IllegalArgumentException("must be positive, was " + leaseTime
-					+ "; leave it unset for the watchdog lease");
+			errors.rejectValue(field + "leaseTime", "notPositive", property + "lease-time must be positive, was "
+					+ leaseTime + "; leave it unset for the watchdog lease");
 		}
-		return leaseTime;
-	}
-
-	private static @Nullable Duration notNegative(@Nullable Duration duration) {
-		if (duration != null && duration.isNegative()) {
-			throw new IllegalArgumentException("must not be negative, was " + duration);
+		if (waitTime != null && waitTime.isNegative()) {
+			errors.rejectValue(field + "waitTime", "negative",
+					property + "wait-time must not be negative, was " + waitTime);
 		}
-		return duration;
-	}
-
-	private static @Nullable OnBusy skipOrFail(@Nullable OnBusy onBusy) {
 		if (onBusy == OnBusy.DEFAULT) {
-			throw new IllegalArgumentException("must be skip or fail");
+			errors.rejectValue(field + "onBusy", "default", property + "on-busy must be skip or fail");
 		}
-		return onBusy;
 	}
 
 }

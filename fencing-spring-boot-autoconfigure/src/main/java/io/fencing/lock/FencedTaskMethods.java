@@ -121,7 +121,7 @@ public class FencedTaskMethods {
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException(description + ": " + attribute + " '" + resolved
-					+ "' is not a duration; use for example 5s, 500ms or PT5S", ex);
+					+ "' is not a duration; use for example 5s, 500ms or PT5S");
 		}
 		if (duration.isNegative() || (duration.isZero() && attribute.equals("leaseTime"))) {
 			throw new IllegalStateException(description + ": " + attribute + " '" + resolved + "' must be "
@@ -136,7 +136,7 @@ public class FencedTaskMethods {
 			return (resolved != null) ? resolved : value;
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(description + ": " + ex.getMessage(), ex);
+			throw new IllegalStateException(description + ": " + ex.getMessage());
 		}
 	}
 

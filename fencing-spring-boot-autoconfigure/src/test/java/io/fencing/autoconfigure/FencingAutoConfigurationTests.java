@@ -1,0 +1,201 @@
+package io.fencing.autoconfigure;
+
+import java.util.Arrays;
+import java.util.function.Predicate;
+import java.util.UUID;
+
+import io.fencing.FencedTask;
+import io.fencing.FencingContext;
+import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.lock.FencedLocks;
+import io.fencing.lock.FencedTaskAdvisor;
+import io.fencing.test.TestServices;
+import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import org.springframework.aop.Advisor;
+import org.springframework.aop.framework.Advised;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.interceptor.TransactionInterceptor;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class FencingAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class,
+				FencingJdbcAutoConfiguration.class, DataSourceAutoConfiguration.class,
+				JdbcTemplateAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+				TransactionAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(),
+				"spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID());
+
+	@Test
+	void createsTheLockPathAndAFencedJdbcTemplateThatIsTheApplicationsJdbcTemplate() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(RedissonClient.class)
+				.hasBean(FencingAutoConfiguration.REDISSON_CLIENT_BEAN_NAME)
+				.hasSingleBean(FencedLocks.class)
+				.hasSingleBean(FencedTaskAdvisor.class)
+				.hasSingleBean(JdbcTemplate.class);
+			assertThat(context.getBean(JdbcTemplate.class)).isInstanceOf(FencedJdbcTemplate.class);
+			assertThat(context.getBean(NamedParameterJdbcTemplate.class).getJdbcTemplate())
+				.isSameAs(context.getBean(FencedJdbcTemplate.class));
+		});
+	}
+
+	@Test
+	void appliesTheStandardJdbcTemplateSettings() {
+		this.contextRunner.withPropertyValues("spring.jdbc.template.fetch-size=77", "spring.jdbc.template.max-rows=5")
+			.run((context) -> {
+				FencedJdbcTemplate template = context.getBean(FencedJdbcTemplate.class);
+				assertThat(template.getFetchSize()).isEqualTo(77);
+				assertThat(template.getMaxRows()).isEqualTo(5);
+			});
+	}
+
+	@Test
+	void usesTheApplicationsRedissonClient() {
+		this.contextRunner.withUserConfiguration(OwnRedissonConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(RedissonClient.class)
+				.doesNotHaveBean(FencingAutoConfiguration.REDISSON_CLIENT_BEAN_NAME)
+				.hasSingleBean(FencedLocks.class);
+			assertThat(context.getBean(RedissonClient.class)).isSameAs(context.getBean("ownRedisson"));
+		});
+	}
+
+	@Test
+	void backsOffFromTheApplicationsOwnBeans() {
+		this.contextRunner.withUserConfiguration(OwnFencingBeansConfiguration.class).run((context) -> {
+			assertThat(context.getBean(FencedLocks.class)).isSameAs(context.getBean("ownLocks"));
+			assertThat(context.getBean(FencedJdbcTemplate.class)).isSameAs(context.getBean("ownTemplate"));
+		});
+	}
+
+	@Test
+	void createsNothingWhenDisabled() {
+		this.contextRunner.withPropertyValues("fencing.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(FencedLocks.class)
+				.doesNotHaveBean(FencedTaskAdvisor.class)
+				.doesNotHaveBean(FencedJdbcTemplate.class)
+				.doesNotHaveBean(RedissonClient.class);
+			assertThat(context.getBean(JdbcTemplate.class)).isNotInstanceOf(FencedJdbcTemplate.class);
+		});
+	}
+
+	@Test
+	void bindsTheGuardedUpdateSettings() {
+		this.contextRunner.withPropertyValues("fencing.jdbc.token-column=fence", "fencing.jdbc.statement-cache-size=8")
+			.run((context) -> {
+				FencingProperties properties = context.getBean(FencingProperties.class);
+				assertThat(properties.getJdbc().getTokenColumn()).isEqualTo("fence");
+				assertThat(properties.getJdbc().getStatementCacheSize()).isEqualTo(8);
+			});
+	}
+
+	@Test
+	void invalidPropertiesFailWithThePropertysName() {
+		assertStartupFailure("fencing.lease-time=-1s", "fencing.lease-time", "must be positive");
+		assertStartupFailure("fencing.lease-time=0s", "fencing.lease-time", "must be positive");
+		assertStartupFailure("fencing.wait-time=-5s", "fencing.wait-time", "must not be negative");
+		assertStartupFailure("fencing.on-busy=sometimes", "fencing.on-busy", "OnBusy");
+		assertStartupFailure("fencing.on-busy=default", "fencing.on-busy", "must be skip or fail");
+		assertStartupFailure("fencing.tasks.stock-sync.wait-time=-1ms", "fencing.tasks.stock-sync.wait-time",
+				"must not be negative");
+		assertStartupFailure("fencing.jdbc.token-column= ", "fencing.jdbc.token-column", "must not be blank");
+		assertStartupFailure("fencing.jdbc.statement-cache-size=0", "fencing.jdbc.statement-cache-size",
+				"must be positive");
+	}
+
+	@Test
+	void theLockIsTakenOutsideTheTransaction() {
+		this.contextRunner.withUserConfiguration(TransactionalJobConfiguration.class).run((context) -> {
+			TransactionalJob job = context.getBean(TransactionalJob.class);
+			Advisor[] advisors = ((Advised) job).getAdvisors();
+			assertThat(indexOf(advisors, (advisor) -> advisor instanceof FencedTaskAdvisor))
+				.isLessThan(indexOf(advisors, (advisor) -> advisor.getAdvice() instanceof TransactionInterceptor));
+			assertThat(job.run()).isEqualTo("token and transaction");
+		});
+	}
+
+	private static int indexOf(Advisor[] advisors, Predicate<Advisor> condition) {
+		for (int i = 0; i < advisors.length; i++) {
+			if (condition.test(advisors[i])) {
+				return i;
+			}
+		}
+		throw new AssertionError("No such advisor in " + Arrays.toString(advisors));
+	}
+
+	private void assertStartupFailure(String property, String propertyName, String reason) {
+		this.contextRunner.withPropertyValues(property).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining(reason);
+			assertThat(context.getStartupFailure()).hasStackTraceContaining(propertyName);
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnRedissonConfiguration {
+
+		@Bean(destroyMethod = "shutdown")
+		RedissonClient ownRedisson() {
+			Config config = new Config();
+			config.useSingleServer().setAddress(TestServices.redisUrl());
+			return Redisson.create(config);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnFencingBeansConfiguration {
+
+		@Bean
+		FencedLocks ownLocks(RedissonClient redisson) {
+			return new FencedLocks(redisson, "test");
+		}
+
+		@Bean
+		FencedJdbcTemplate ownTemplate(javax.sql.DataSource dataSource) {
+			return new FencedJdbcTemplate(dataSource);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TransactionalJobConfiguration {
+
+		@Bean
+		TransactionalJob transactionalJob() {
+			return new TransactionalJob();
+		}
+
+	}
+
+	static class TransactionalJob {
+
+		@FencedTask("tx-job-#{T(java.util.UUID).randomUUID()}")
+		@Transactional
+		public String run() {
+			boolean token = FencingContext.find().isPresent();
+			boolean transaction = TransactionSynchronizationManager.isActualTransactionActive();
+			return (token ? "token" : "no token") + " and " + (transaction ? "transaction" : "no transaction");
+		}
+
+	}
+
+}

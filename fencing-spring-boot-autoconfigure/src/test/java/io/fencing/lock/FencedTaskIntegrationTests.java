@@ -1,0 +1,301 @@
+package io.fencing.lock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.fencing.FencedTask;
+import io.fencing.FencingContext;
+import io.fencing.FencingToken;
+import io.fencing.LockBusyException;
+import io.fencing.OnBusy;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.test.TestServices;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link FencedTask} against a real Redis, with real threads. Every test uses lock names of its own.
+ */
+class FencedTaskIntegrationTests {
+
+	private final String lock = "fencing-test-" + UUID.randomUUID();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class))
+		.withBean(Jobs.class)
+		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(), "test.lock=" + this.lock);
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	@AfterEach
+	void stopThreads() {
+		this.threads.shutdownNow();
+	}
+
+	@Test
+	void runsWithATokenThatGrowsWithEveryAcquisition() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			FencingToken first = jobs.runOnce(() -> { });
+			FencingToken second = jobs.runOnce(() -> { });
+			assertThat(first.lockName()).isEqualTo(this.lock);
+			assertThat(second.value()).isGreaterThan(first.value());
+			assertThat(FencingContext.find()).isEmpty();
+			assertThat(redisson(context).getFencedLock(this.lock).isLocked()).isFalse();
+		});
+	}
+
+	@Test
+	void aBusyLockSkipsOrFailsWithoutRunningTheMethod() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			CountDownLatch held = new CountDownLatch(1);
+			CountDownLatch release = new CountDownLatch(1);
+			Future<FencingToken> holder = this.threads.submit(() -> jobs.runOnce(() -> {
+				held.countDown();
+				awaitLatch(release);
+			}));
+			awaitLatch(held);
+			AtomicInteger ran = new AtomicInteger();
+			assertThat(jobs.runOnce(ran::incrementAndGet)).isNull();
+			assertThat(jobs.optional(ran::incrementAndGet)).isEmpty();
+			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> jobs.runOrFail(ran::incrementAndGet))
+				.withMessageContaining("Lock '" + this.lock + "' is held by another owner")
+				.withMessageContaining("Jobs.runOrFail()");
+			assertThat(ran).hasValue(0);
+			release.countDown();
+			FencingToken holderToken = holder.get(10, TimeUnit.SECONDS);
+			assertThat(jobs.optional(ran::incrementAndGet)).get().extracting(FencingToken::value)
+				.isEqualTo(holderToken.value() + 1);
+			assertThat(ran).hasValue(1);
+		});
+	}
+
+	@Test
+	void aWaitingTaskTakesTheLockWhenItIsReleased() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			CountDownLatch held = new CountDownLatch(1);
+			CountDownLatch release = new CountDownLatch(1);
+			Future<FencingToken> holder = this.threads.submit(() -> jobs.runOnce(() -> {
+				held.countDown();
+				awaitLatch(release);
+			}));
+			awaitLatch(held);
+			List<Thread> waiter = new ArrayList<>();
+			Future<FencingToken> waiting = this.threads.submit(() -> {
+				waiter.add(Thread.currentThread());
+				return jobs.runWaiting(() -> { });
+			});
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> !waiter.isEmpty() && waiter.get(0).getState() != Thread.State.RUNNABLE);
+			release.countDown();
+			assertThat(waiting.get(10, TimeUnit.SECONDS).value()).isGreaterThan(holder.get().value());
+		});
+	}
+
+	@Test
+	void settingsFollowTaskThenAnnotationThenGlobalPrecedence() {
+		this.contextRunner.withPropertyValues("fencing.lease-time=20s").run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			assertThat(jobs.leaseFromProperties()).isBetween(10_001L, 20_000L);
+			assertThat(jobs.leaseFromAnnotation()).isBetween(1L, 3_000L);
+		});
+		this.contextRunner.withPropertyValues("fencing.lease-time=20s", "fencing.tasks." + this.lock + ".lease-time=7s")
+			.run((context) -> {
+				Jobs jobs = context.getBean(Jobs.class);
+				assertThat(jobs.leaseFromProperties()).isBetween(3_001L, 7_000L);
+				assertThat(jobs.leaseFromAnnotation()).isBetween(3_001L, 7_000L);
+			});
+		this.contextRunner.run((context) -> assertThat(context.getBean(Jobs.class).leaseFromProperties())
+			.as("the watchdog lease").isBetween(20_001L, 30_000L));
+	}
+
+	@Test
+	void aNestedTaskOfTheSameLockReusesTheOuterToken() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			List<FencingToken> tokens = new ArrayList<>();
+			FencingToken outer = jobs.runOnce(() -> {
+				tokens.add(FencingContext.current());
+				tokens.add(jobs.runOnce(() -> { }));
+				tokens.add(FencingContext.current());
+			});
+			assertThat(tokens).containsExactly(outer, outer, outer);
+			assertThat(jobs.runOnce(() -> { }).value()).isEqualTo(outer.value() + 1);
+		});
+	}
+
+	@Test
+	void aNestedTaskOfAnotherLockIsInnermostWhileItRuns() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			List<FencingToken> tokens = new ArrayList<>();
+			FencingToken outer = jobs.runOnce(() -> {
+				tokens.add(jobs.runOther(() -> { }));
+				tokens.add(FencingContext.current());
+			});
+			assertThat(tokens.get(0).lockName()).isEqualTo(this.lock + "-other");
+			assertThat(tokens.get(1)).isEqualTo(outer);
+		});
+	}
+
+	@Test
+	void spelLockNamesResolvePerCallAndRefuseNullArguments() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			assertThat(jobs.perSku("A-1").lockName()).isEqualTo(this.lock + ":A-1");
+			assertThat(jobs.perSku("B-2").lockName()).isEqualTo(this.lock + ":B-2");
+			assertThatIllegalArgumentException().isThrownBy(() -> jobs.perSku(null))
+				.withMessageContaining("'#sku'")
+				.withMessageContaining("resolved to null")
+				.withMessageContaining("Jobs.perSku()");
+			assertThat(jobs.skuRuns()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void wrapCarriesTheTokensToAnotherThread() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			List<Optional<FencingToken>> seen = new ArrayList<>();
+			FencingToken token = jobs.runOnce(() -> {
+				Runnable wrapped = FencingContext.wrap((Runnable) () -> seen.add(FencingContext.find()));
+				CompletableFuture.runAsync(wrapped, this.threads).join();
+				CompletableFuture.runAsync(() -> seen.add(FencingContext.find()), this.threads).join();
+			});
+			assertThat(seen).containsExactly(Optional.of(token), Optional.empty());
+		});
+	}
+
+	@Test
+	void anExpiredOwnerNeverReleasesTheLockOfItsSuccessor() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			CountDownLatch aHolds = new CountDownLatch(1);
+			CountDownLatch aMayFinish = new CountDownLatch(1);
+			CountDownLatch bHolds = new CountDownLatch(1);
+			CountDownLatch bMayFinish = new CountDownLatch(1);
+			Future<FencingToken> a = this.threads.submit(() -> jobs.runShortLease(() -> {
+				aHolds.countDown();
+				awaitLatch(aMayFinish);
+			}));
+			awaitLatch(aHolds);
+			Future<FencingToken> b = this.threads.submit(() -> jobs.runWaiting(() -> {
+				bHolds.countDown();
+				awaitLatch(bMayFinish);
+			}));
+			awaitLatch(bHolds);
+			aMayFinish.countDown();
+			FencingToken aToken = a.get(10, TimeUnit.SECONDS);
+			assertThat(redisson(context).getFencedLock(this.lock).isLocked()).as("B still holds the lock").isTrue();
+			bMayFinish.countDown();
+			assertThat(b.get(10, TimeUnit.SECONDS).value()).isGreaterThan(aToken.value());
+			assertThat(redisson(context).getFencedLock(this.lock).isLocked()).isFalse();
+		});
+	}
+
+	private static RedissonClient redisson(AssertableApplicationContext context) {
+		return context.getBean(RedissonClient.class);
+	}
+
+	static void awaitLatch(CountDownLatch latch) {
+		try {
+			if (!latch.await(20, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("Timed out waiting for the other thread");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	static class Jobs {
+
+		final AtomicInteger skuRuns = new AtomicInteger();
+
+		@Autowired
+		private RedissonClient redisson;
+
+		@FencedTask("${test.lock}")
+		public FencingToken runOnce(Runnable body) {
+			body.run();
+			return FencingContext.current();
+		}
+
+		@FencedTask("${test.lock}")
+		public Optional<FencingToken> optional(Runnable body) {
+			body.run();
+			return Optional.of(FencingContext.current());
+		}
+
+		@FencedTask(value = "${test.lock}", onBusy = OnBusy.FAIL)
+		public FencingToken runOrFail(Runnable body) {
+			body.run();
+			return FencingContext.current();
+		}
+
+		@FencedTask(value = "${test.lock}", waitTime = "15s")
+		public FencingToken runWaiting(Runnable body) {
+			body.run();
+			return FencingContext.current();
+		}
+
+		@FencedTask(value = "${test.lock}", leaseTime = "500ms")
+		public FencingToken runShortLease(Runnable body) {
+			body.run();
+			return FencingContext.current();
+		}
+
+		@FencedTask("${test.lock}-other")
+		public FencingToken runOther(Runnable body) {
+			body.run();
+			return FencingContext.current();
+		}
+
+		public int skuRuns() {
+			return this.skuRuns.get();
+		}
+
+		@FencedTask("${test.lock}:#{#sku}")
+		public FencingToken perSku(String sku) {
+			this.skuRuns.incrementAndGet();
+			return FencingContext.current();
+		}
+
+		@FencedTask("${test.lock}")
+		public Long leaseFromProperties() {
+			return this.redisson.getFencedLock(FencingContext.current().lockName()).remainTimeToLive();
+		}
+
+		@FencedTask(value = "${test.lock}", leaseTime = "3s")
+		public Long leaseFromAnnotation() {
+			return this.redisson.getFencedLock(FencingContext.current().lockName()).remainTimeToLive();
+		}
+
+	}
+
+}

@@ -1,0 +1,143 @@
+package io.fencing.lock;
+
+import java.util.concurrent.CompletableFuture;
+
+import io.fencing.FencedTask;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.test.TestServices;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A {@link FencedTask} that cannot be honoured fails the startup, with a message naming the method.
+ */
+class FencedTaskStartupValidationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl());
+
+	@Test
+	void aPrimitiveReturnTypeFails() {
+		assertFails(PrimitiveJob.class, "PrimitiveJob.count()", "returns the primitive int");
+	}
+
+	@Test
+	void aBlankLockNameFails() {
+		assertFails(BlankNameJob.class, "BlankNameJob.run()", "the lock name is blank");
+	}
+
+	@Test
+	void anUnbalancedBraceFails() {
+		assertFails(UnbalancedJob.class, "UnbalancedJob.run()", "unbalanced braces");
+	}
+
+	@Test
+	void aBadDurationFailsWithTheAttribute() {
+		assertFails(BadLeaseJob.class, "BadLeaseJob.run()", "leaseTime 'soon' is not a duration");
+		assertFails(NegativeWaitJob.class, "NegativeWaitJob.run()", "waitTime '-1s' must be zero or more");
+	}
+
+	@Test
+	void aMissingPlaceholderFails() {
+		assertFails(PlaceholderJob.class, "PlaceholderJob.run", "jobs.missing");
+	}
+
+	@Test
+	void aFinalMethodThatAProxyCannotInterceptFails() {
+		assertFails(FinalMethodJob.class, "FinalMethodJob.run()", "the method is final");
+	}
+
+	@Test
+	void anAsynchronousReturnTypeFails() {
+		assertFails(AsyncJob.class, "AsyncJob.run()", "released before the asynchronous work ends");
+	}
+
+	@Test
+	void placeholdersInTheNameAndDurationsResolveAtStartup() {
+		this.contextRunner.withBean(PlaceholderJob.class)
+			.withPropertyValues("jobs.missing=nightly", "jobs.lease=5s")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(PlaceholderJob.class));
+	}
+
+	private void assertFails(Class<?> jobType, String method, String reason) {
+		this.contextRunner.withBean(jobType).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining(method)
+				.hasMessageContaining(reason);
+		});
+	}
+
+	static class PrimitiveJob {
+
+		@FencedTask("count")
+		public int count() {
+			return 1;
+		}
+
+	}
+
+	static class BlankNameJob {
+
+		@FencedTask(" ")
+		public void run() {
+		}
+
+	}
+
+	static class UnbalancedJob {
+
+		@FencedTask("stock-{sync")
+		public void run() {
+		}
+
+	}
+
+	static class BadLeaseJob {
+
+		@FencedTask(value = "bad-lease", leaseTime = "soon")
+		public void run() {
+		}
+
+	}
+
+	static class NegativeWaitJob {
+
+		@FencedTask(value = "negative-wait", waitTime = "-1s")
+		public void run() {
+		}
+
+	}
+
+	static class PlaceholderJob {
+
+		@FencedTask(value = "${jobs.missing}", leaseTime = "${jobs.lease:5s}")
+		public void run() {
+		}
+
+	}
+
+	static class FinalMethodJob {
+
+		@FencedTask("final")
+		public final void run() {
+		}
+
+	}
+
+	static class AsyncJob {
+
+		@FencedTask("async")
+		public CompletableFuture<Void> run() {
+			return CompletableFuture.completedFuture(null);
+		}
+
+	}
+
+}

@@ -1,0 +1,144 @@
+package io.fencing.test;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A {@code redis-server} of a test's own, on a spare port and without persistence, that the test
+ * may stop, restart empty or make a replica. Never the shared Redis on 6379.
+ */
+public final class RedisServer implements AutoCloseable {
+
+	private static final Duration STARTUP = Duration.ofSeconds(15);
+
+	private final int port;
+
+	private final List<String> extraArguments;
+
+	private Process process;
+
+	private RedisServer(int port, List<String> extraArguments) {
+		this.port = port;
+		this.extraArguments = extraArguments;
+	}
+
+	/** Starts a server on a spare port. */
+	public static RedisServer start(String... extraArguments) {
+		RedisServer server = new RedisServer(sparePort(), List.of(extraArguments));
+		server.startProcess();
+		return server;
+	}
+
+	public int port() {
+		return this.port;
+	}
+
+	public String url() {
+		return "redis://127.0.0.1:" + this.port;
+	}
+
+	/** Stops the server by its process; its data is gone. */
+	public void stop() {
+		if (this.process != null) {
+			this.process.destroyForcibly();
+			try {
+				this.process.waitFor();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			this.process = null;
+		}
+	}
+
+	/** Starts the stopped server again on the same port, empty. */
+	public void startAgain() {
+		startProcess();
+	}
+
+	/** Sends one command and returns the first line of the reply. */
+	public String command(String... arguments) {
+		try (Socket socket = new Socket("127.0.0.1", this.port)) {
+			socket.setSoTimeout(5000);
+			StringBuilder request = new StringBuilder("*" + arguments.length + "\r\n");
+			for (String argument : arguments) {
+				request.append('$').append(argument.getBytes(StandardCharsets.UTF_8).length).append("\r\n")
+					.append(argument).append("\r\n");
+			}
+			OutputStream out = socket.getOutputStream();
+			out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+			out.flush();
+			BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+			String line = in.readLine();
+			if (line != null && line.startsWith("$") && !line.equals("$-1")) {
+				return in.readLine();
+			}
+			return line;
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Redis on port " + this.port + " did not answer " + String.join(" ", arguments), ex);
+		}
+	}
+
+	@Override
+	public void close() {
+		stop();
+	}
+
+	private void startProcess() {
+		List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(this.port), "--bind",
+				"127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no"));
+		command.addAll(this.extraArguments);
+		try {
+			File log = File.createTempFile("redis-" + this.port + "-", ".log");
+			log.deleteOnExit();
+			this.process = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(log))
+				.start();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not start redis-server (is it installed? apt-get install redis-server): "
+					+ ex.getMessage(), ex);
+		}
+		long deadline = System.nanoTime() + STARTUP.toNanos();
+		while (System.nanoTime() < deadline) {
+			if (!this.process.isAlive()) {
+				throw new IllegalStateException("redis-server on port " + this.port + " exited with "
+						+ this.process.exitValue());
+			}
+			try {
+				if ("+PONG".equals(command("PING"))) {
+					return;
+				}
+			}
+			catch (IllegalStateException notYet) {
+				LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+			}
+		}
+		stop();
+		throw new IllegalStateException("redis-server on port " + this.port + " did not answer within " + STARTUP);
+	}
+
+	private static int sparePort() {
+		try (ServerSocket socket = new ServerSocket()) {
+			socket.setReuseAddress(true);
+			socket.bind(new InetSocketAddress("127.0.0.1", 0));
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("No spare port", ex);
+		}
+	}
+
+}
