@@ -55,19 +55,19 @@ class RedisConnectionSettings {
 		if (this.cluster != null && !this.cluster.getNodes().isEmpty()) {
 			var servers = config.useClusterServers();
 			this.cluster.getNodes().forEach((node) -> servers.addNodeAddress(address(node)));
-			applyCommon(servers, this.username, this.password);
+			applyCommon(config, servers, this.username, this.password);
 		}
 		else if (this.sentinel != null && StringUtils.hasText(this.sentinel.getMaster())) {
 			var servers = config.useSentinelServers().setMasterName(this.sentinel.getMaster()).setDatabase(this.database);
 			this.sentinel.getNodes().forEach((node) -> servers.addSentinelAddress(address(node)));
 			servers.setSentinelUsername(this.sentinel.getUsername());
 			servers.setSentinelPassword(this.sentinel.getPassword());
-			applyCommon(servers, this.username, this.password);
+			applyCommon(config, servers, this.username, this.password);
 		}
 		else {
 			Standalone standalone = standalone();
 			var server = config.useSingleServer().setAddress(standalone.address()).setDatabase(standalone.database());
-			applyCommon(server, standalone.username(), standalone.password());
+			applyCommon(config, server, standalone.username(), standalone.password());
 		}
 		return config;
 	}
@@ -106,9 +106,14 @@ class RedisConnectionSettings {
 		return (this.ssl.isEnabled() ? "rediss://" : "redis://") + hostAndPort;
 	}
 
-	private void applyCommon(BaseConfig<?> servers, @Nullable String username, @Nullable String password) {
-		servers.setUsername(username);
-		servers.setPassword(password);
+	private void applyCommon(Config config, BaseConfig<?> servers, @Nullable String username,
+			@Nullable String password) {
+		if (username != null) {
+			config.setUsername(username);
+		}
+		if (password != null) {
+			config.setPassword(password);
+		}
 		servers.setClientName(this.clientName);
 		if (this.timeout != null) {
 			servers.setTimeout((int) this.timeout.toMillis());

@@ -131,9 +131,9 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		boolean overran = held.leaseTime() != null && ran.compareTo(held.leaseTime()) > 0;
 		boolean released = locks.release(held);
 		if (overran || !released) {
-			String lease = (held.leaseTime() != null) ? "its " + held.leaseTime() + " lease"
+			String lease = (held.leaseTime() != null) ? "its " + held.leaseTime().toMillis() + " ms lease"
 					: "its watchdog lease (renewal failed)";
-			logger.warn(task.description() + " with token " + held.token().value() + " ran " + ran
+			logger.warn(task.description() + " with token " + held.token().value() + " ran " + ran.toMillis() + " ms"
 					+ ", past " + lease + ": another owner may have taken lock '" + held.token().lockName()
 					+ "', so its guarded writes from then on were refused. The lock is left to its current owner; "
 					+ "raise the lease or shorten the task.");
