@@ -1,0 +1,37 @@
+package io.fencing.sample;
+
+import java.util.List;
+
+import io.fencing.jdbc.FencedJdbcTemplate;
+
+import org.springframework.stereotype.Repository;
+
+/**
+ * The stock table. Writes go through {@link FencedJdbcTemplate#guardedUpdate}, so each one carries
+ * the fencing token of the job that makes it.
+ */
+@Repository
+public class StockRepository {
+
+	private final FencedJdbcTemplate jdbc;
+
+	public StockRepository(FencedJdbcTemplate jdbc) {
+		this.jdbc = jdbc;
+	}
+
+	/** Sets a quantity with the token of the running {@code @FencedTask}. */
+	public int updateQuantity(String sku, int quantity) {
+		return this.jdbc.guardedUpdate("UPDATE stock SET quantity = ? WHERE sku = ?", quantity, sku);
+	}
+
+	public List<Stock> findAll() {
+		return this.jdbc.query("SELECT sku, quantity, last_token FROM stock ORDER BY sku",
+				(row, index) -> new Stock(row.getString("sku"), row.getInt("quantity"), row.getLong("last_token")));
+	}
+
+	public Stock find(String sku) {
+		return this.jdbc.queryForObject("SELECT sku, quantity, last_token FROM stock WHERE sku = ?",
+				(row, index) -> new Stock(row.getString("sku"), row.getInt("quantity"), row.getLong("last_token")), sku);
+	}
+
+}

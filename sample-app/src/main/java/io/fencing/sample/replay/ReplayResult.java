@@ -1,0 +1,18 @@
+package io.fencing.sample.replay;
+
+import java.util.List;
+
+/**
+ * What one replay of the timeline showed.
+ *
+ * @param lines the printed steps
+ * @param tokenA the token of the paused first owner
+ * @param tokenB the token of the owner that took over
+ * @param staleWrite the message of the refused write, {@code null} if it was not refused
+ * @param fencedQuantity the quantity after the fenced run
+ * @param fencedLastToken the token stored with it
+ * @param unfencedQuantity the quantity after the same steps with a plain UPDATE
+ */
+public record ReplayResult(List<String> lines, long tokenA, long tokenB, String staleWrite, int fencedQuantity,
+		long fencedLastToken, int unfencedQuantity) {
+}

@@ -1,0 +1,151 @@
+package io.fencing.sample.replay;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.fencing.FencingContext;
+import io.fencing.FencingToken;
+import io.fencing.StaleWriterException;
+import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.sample.Stock;
+import io.fencing.sample.StockRepository;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.stereotype.Component;
+
+/**
+ * Replays the reference timeline live, with two workers of this process on the real lock: A takes
+ * {@code stock-sync} and pauses past its lease, B takes over and writes, A wakes up and its write
+ * is refused by the database, B writes again. Then the same steps with a plain UPDATE, to show the
+ * lost update the fence prevents.
+ */
+@Component
+public class TimelineReplay {
+
+	private static final Logger logger = LoggerFactory.getLogger(TimelineReplay.class);
+
+	private static final String FENCED_SKU = "R-1";
+
+	private static final String UNFENCED_SKU = "R-2";
+
+	private final ReplayWorkers workers;
+
+	private final StockRepository stock;
+
+	private final FencedJdbcTemplate jdbc;
+
+	public TimelineReplay(ReplayWorkers workers, StockRepository stock, FencedJdbcTemplate jdbc) {
+		this.workers = workers;
+		this.stock = stock;
+		this.jdbc = jdbc;
+	}
+
+	public synchronized ReplayResult run() {
+		Steps steps = new Steps();
+		this.jdbc.update("UPDATE stock SET quantity = 10, last_token = 0 WHERE sku IN (?, ?)", FENCED_SKU, UNFENCED_SKU);
+
+		CountDownLatch aHolds = new CountDownLatch(1);
+		CountDownLatch aWakes = new CountDownLatch(1);
+		CountDownLatch aWrote = new CountDownLatch(1);
+		AtomicReference<FencingToken> tokenA = new AtomicReference<>();
+		AtomicReference<String> staleWrite = new AtomicReference<>();
+		Thread workerA = new Thread(() -> this.workers.runAsFirstOwner(() -> {
+			tokenA.set(FencingContext.current());
+			aHolds.countDown();
+			awaitStep(aWakes); // the pause: a GC, a frozen VM, a network stall
+			try {
+				this.stock.updateQuantity(FENCED_SKU, 5);
+				steps.say("A woke up and wrote stock=5 with token %d: accepted (this must not happen)",
+						tokenA.get().value());
+			}
+			catch (StaleWriterException ex) {
+				staleWrite.set(ex.getMessage());
+				steps.say("stale write: token %d is older than accepted token %d", ex.getToken(), ex.getAcceptedToken());
+			}
+			finally {
+				aWrote.countDown();
+			}
+		}), "worker-A");
+		workerA.start();
+		awaitStep(aHolds);
+		steps.say("A took stock-sync with token %d and pauses past its lease", tokenA.get().value());
+
+		Optional<FencingToken> early = this.workers.tryWhileBusy();
+		steps.say("before expiry: held by A (token %d); B tried: %s", tokenA.get().value(),
+				early.isEmpty() ? "busy, skipped" : "got token " + early.get().value());
+
+		FencingToken tokenB = this.workers.takeOver(() -> {
+			steps.say("new owner: a=%d b=%d (A's lease expired while A was paused)", tokenA.get().value(),
+					FencingContext.current().value());
+			this.stock.updateQuantity(FENCED_SKU, 8);
+			steps.say("B wrote stock=8 with token %d: accepted", FencingContext.current().value());
+			aWakes.countDown();
+			awaitStep(aWrote);
+			this.stock.updateQuantity(FENCED_SKU, 9);
+			steps.say("B wrote stock=9 with token %d again: accepted (equal token)", FencingContext.current().value());
+		});
+		if (tokenB == null) {
+			throw new IllegalStateException("B could not take over stock-sync within stock.replay.takeover-wait");
+		}
+		join(workerA);
+		Stock fenced = this.stock.find(FENCED_SKU);
+		steps.say("with fence: stock=%d last_token=%d", fenced.quantity(), fenced.lastToken());
+
+		// The same two late writes without a fence: B writes 8, then the stale A overwrites it.
+		this.jdbc.update("UPDATE stock SET quantity = ? WHERE sku = ?", 8, UNFENCED_SKU);
+		this.jdbc.update("UPDATE stock SET quantity = ? WHERE sku = ?", 5, UNFENCED_SKU);
+		Stock unfenced = this.stock.find(UNFENCED_SKU);
+		steps.say("without fence: stock=%d (the stale owner A overwrote B's 8)", unfenced.quantity());
+
+		return new ReplayResult(steps.lines(), tokenA.get().value(), tokenB.value(), staleWrite.get(),
+				fenced.quantity(), fenced.lastToken(), unfenced.quantity());
+	}
+
+	private static void awaitStep(CountDownLatch latch) {
+		try {
+			if (!latch.await(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("The other worker did not reach its step within 30 s");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while replaying the timeline", ex);
+		}
+	}
+
+	private static void join(Thread thread) {
+		try {
+			thread.join(TimeUnit.SECONDS.toMillis(30));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while replaying the timeline", ex);
+		}
+	}
+
+	/** The printed steps, each with the time since the replay began. */
+	private static final class Steps {
+
+		private final long start = System.nanoTime();
+
+		private final List<String> lines = new ArrayList<>();
+
+		synchronized void say(String format, Object... arguments) {
+			double seconds = (System.nanoTime() - this.start) / 1e9;
+			String line = String.format("t=%.1fs %s", seconds, String.format(format, arguments));
+			this.lines.add(line);
+			logger.info("[replay] {}", line);
+		}
+
+		synchronized List<String> lines() {
+			return List.copyOf(this.lines);
+		}
+
+	}
+
+}

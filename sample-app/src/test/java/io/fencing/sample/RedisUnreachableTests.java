@@ -1,0 +1,38 @@
+package io.fencing.sample;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+/**
+ * Without a Redis, the sample says so and how to provide one.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class RedisUnreachableTests {
+
+	@Test
+	void startupExplainsThatRedisIsMissing(CapturedOutput output) throws IOException {
+		int closedPort;
+		try (ServerSocket socket = new ServerSocket()) {
+			socket.bind(new InetSocketAddress("127.0.0.1", 0));
+			closedPort = socket.getLocalPort();
+		}
+		assertThatException().isThrownBy(() -> SpringApplication.run(SampleApplication.class,
+				"--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + closedPort,
+				"--spring.data.redis.connect-timeout=500ms", "--server.port=0", "--stock.replay.on-startup=false"));
+		assertThat(output).contains("Fencing could not connect to Redis")
+			.contains("127.0.0.1:" + closedPort)
+			.contains("spring.data.redis.url");
+	}
+
+}
