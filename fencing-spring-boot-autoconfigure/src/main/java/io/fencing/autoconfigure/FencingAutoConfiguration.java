@@ -9,7 +9,6 @@ import io.fencing.lock.FencedTaskMethods;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 
-import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -19,21 +18,23 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Auto-configuration of {@link FencedTask}: Redisson fenced locks around annotated methods.
- * Uses the application's {@link RedissonClient} when there is one, otherwise builds one from the
- * standard {@code spring.data.redis.*} properties without touching the application's own Redis
- * beans.
+ * Uses the application's {@link RedissonClient} when there is one, otherwise builds one from Boot's
+ * Redis connection details (when the application uses Boot's Redis support) or the standard
+ * {@code spring.data.redis.*} properties, without touching the application's own Redis beans.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.redisson.spring.starter.RedissonAutoConfigurationV2" })
 @ConditionalOnClass(RedissonClient.class)
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FencingProperties.class)
+@Import({ RedisEndpointConfigurations.FromConnectionDetails.class, RedisEndpointConfigurations.FromProperties.class })
 public final class FencingAutoConfiguration {
 
 	/** The name of the Redisson client the starter builds when the application has none. */
@@ -41,17 +42,16 @@ public final class FencingAutoConfiguration {
 
 	@Bean(name = REDISSON_CLIENT_BEAN_NAME, destroyMethod = "shutdown")
 	@ConditionalOnMissingBean(RedissonClient.class)
-	Redisson fencingRedissonClient(Environment environment) {
+	Redisson fencingRedissonClient(RedisEndpoint fencingRedisEndpoint, Environment environment) {
 		RedisConnectionSettings settings = RedisConnectionSettings.bind(Binder.get(environment));
-		return (Redisson) Redisson.create(settings.toRedissonConfig());
+		return (Redisson) Redisson.create(settings.toRedissonConfig(fencingRedisEndpoint));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	FencedLocks fencedLocks(RedissonClient redisson, Environment environment, ListableBeanFactory beanFactory) {
-		String redis = beanFactory.containsBean(REDISSON_CLIENT_BEAN_NAME)
-				? RedisConnectionSettings.bind(Binder.get(environment)).describe() : "the application's RedissonClient";
-		return new FencedLocks(redisson, redis);
+	FencedLocks fencedLocks(RedissonClient redisson, ObjectProvider<RedisEndpoint> fencingRedisEndpoint) {
+		RedisEndpoint endpoint = fencingRedisEndpoint.getIfAvailable();
+		return new FencedLocks(redisson, (endpoint != null) ? endpoint.describe() : "the application's RedissonClient");
 	}
 
 	@Bean

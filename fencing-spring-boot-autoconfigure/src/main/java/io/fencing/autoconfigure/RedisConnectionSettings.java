@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.fencing.autoconfigure.RedisEndpoint.Topology;
 import org.jspecify.annotations.Nullable;
 import org.redisson.config.BaseConfig;
 import org.redisson.config.Config;
@@ -49,43 +50,20 @@ class RedisConnectionSettings {
 		return binder.bind(PREFIX, RedisConnectionSettings.class).orElseGet(RedisConnectionSettings::new);
 	}
 
-	/** A Redisson configuration equivalent to these properties. */
-	Config toRedissonConfig() {
-		Config config = new Config();
+	/** Where these properties point. */
+	RedisEndpoint endpoint() {
 		if (this.cluster != null && !this.cluster.getNodes().isEmpty()) {
-			var servers = config.useClusterServers();
-			this.cluster.getNodes().forEach((node) -> servers.addNodeAddress(address(node)));
-			applyCommon(config, servers, this.username, this.password);
-		}
-		else if (this.sentinel != null && StringUtils.hasText(this.sentinel.getMaster())) {
-			var servers = config.useSentinelServers().setMasterName(this.sentinel.getMaster()).setDatabase(this.database);
-			this.sentinel.getNodes().forEach((node) -> servers.addSentinelAddress(address(node)));
-			servers.setSentinelUsername(this.sentinel.getUsername());
-			servers.setSentinelPassword(this.sentinel.getPassword());
-			applyCommon(config, servers, this.username, this.password);
-		}
-		else {
-			Standalone standalone = standalone();
-			var server = config.useSingleServer().setAddress(standalone.address()).setDatabase(standalone.database());
-			applyCommon(config, server, standalone.username(), standalone.password());
-		}
-		return config;
-	}
-
-	/** Where Redis is, without credentials, for error messages. */
-	String describe() {
-		if (this.cluster != null && !this.cluster.getNodes().isEmpty()) {
-			return "cluster " + this.cluster.getNodes();
+			return new RedisEndpoint(Topology.CLUSTER, addresses(this.cluster.getNodes()), 0, this.username,
+					this.password, null, null, null);
 		}
 		if (this.sentinel != null && StringUtils.hasText(this.sentinel.getMaster())) {
-			return "sentinel master '" + this.sentinel.getMaster() + "' via " + this.sentinel.getNodes();
+			return new RedisEndpoint(Topology.SENTINEL, addresses(this.sentinel.getNodes()), this.database,
+					this.username, this.password, this.sentinel.getMaster(), this.sentinel.getUsername(),
+					this.sentinel.getPassword());
 		}
-		return standalone().address();
-	}
-
-	private Standalone standalone() {
 		if (!StringUtils.hasText(this.url)) {
-			return new Standalone(address(this.host + ":" + this.port), this.username, this.password, this.database);
+			return RedisEndpoint.standalone(address(this.host + ":" + this.port), this.database, this.username,
+					this.password);
 		}
 		URI uri = URI.create(this.url);
 		String username = this.username;
@@ -99,21 +77,30 @@ class RedisConnectionSettings {
 		int database = (path != null && path.length() > 1) ? Integer.parseInt(path.substring(1)) : this.database;
 		int port = (uri.getPort() != -1) ? uri.getPort() : 6379;
 		String scheme = ("rediss".equals(uri.getScheme()) || this.ssl.isEnabled()) ? "rediss" : "redis";
-		return new Standalone(scheme + "://" + uri.getHost() + ":" + port, username, password, database);
+		return RedisEndpoint.standalone(scheme + "://" + uri.getHost() + ":" + port, database, username, password);
 	}
 
-	private String address(String hostAndPort) {
-		return (this.ssl.isEnabled() ? "rediss://" : "redis://") + hostAndPort;
-	}
-
-	private void applyCommon(Config config, BaseConfig<?> servers, @Nullable String username,
-			@Nullable String password) {
-		if (username != null) {
-			config.setUsername(username);
+	/** A Redisson configuration for {@code endpoint}, with these properties' timeouts and client name. */
+	Config toRedissonConfig(RedisEndpoint endpoint) {
+		Config config = new Config();
+		if (endpoint.username() != null) {
+			config.setUsername(endpoint.username());
 		}
-		if (password != null) {
-			config.setPassword(password);
+		if (endpoint.password() != null) {
+			config.setPassword(endpoint.password());
 		}
+		BaseConfig<?> servers = switch (endpoint.topology()) {
+			case STANDALONE -> config.useSingleServer()
+				.setAddress(endpoint.addresses().get(0))
+				.setDatabase(endpoint.database());
+			case SENTINEL -> config.useSentinelServers()
+				.setMasterName(endpoint.sentinelMaster())
+				.setDatabase(endpoint.database())
+				.setSentinelUsername(endpoint.sentinelUsername())
+				.setSentinelPassword(endpoint.sentinelPassword())
+				.addSentinelAddress(endpoint.addresses().toArray(String[]::new));
+			case CLUSTER -> config.useClusterServers().addNodeAddress(endpoint.addresses().toArray(String[]::new));
+		};
 		servers.setClientName(this.clientName);
 		if (this.timeout != null) {
 			servers.setTimeout((int) this.timeout.toMillis());
@@ -121,10 +108,21 @@ class RedisConnectionSettings {
 		if (this.connectTimeout != null) {
 			servers.setConnectTimeout((int) this.connectTimeout.toMillis());
 		}
+		return config;
 	}
 
-	private record Standalone(String address, @Nullable String username, @Nullable String password, int database) {
+	boolean isSsl() {
+		return this.ssl.isEnabled();
 	}
+
+	private List<String> addresses(List<String> hostsAndPorts) {
+		return hostsAndPorts.stream().map(this::address).toList();
+	}
+
+	private String address(String hostAndPort) {
+		return (this.ssl.isEnabled() ? "rediss://" : "redis://") + hostAndPort;
+	}
+
 
 	public @Nullable String getUrl() {
 		return this.url;

@@ -1,5 +1,6 @@
 package io.fencing.autoconfigure;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.function.Predicate;
 import java.util.UUID;
@@ -19,6 +20,7 @@ import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.Advised;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
@@ -76,6 +78,26 @@ class FencingAutoConfigurationTests {
 				.hasSingleBean(FencedLocks.class);
 			assertThat(context.getBean(RedissonClient.class)).isSameAs(context.getBean("ownRedisson"));
 		});
+	}
+
+	@Test
+	void prefersBootsRedisConnectionDetailsOverTheProperties() {
+		this.contextRunner.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1")
+			.withBean(DataRedisConnectionDetails.class, () -> new DataRedisConnectionDetails() {
+
+				@Override
+				public Standalone getStandalone() {
+					return Standalone.of(TestServices.redisHost(), TestServices.redisPort());
+				}
+
+			})
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasBean(FencingAutoConfiguration.REDISSON_CLIENT_BEAN_NAME);
+				FencedLocks locks = context.getBean(FencedLocks.class);
+				FencedLocks.HeldLock held = locks.tryAcquire("fencing-test-" + UUID.randomUUID(), Duration.ZERO, null);
+				assertThat(held).isNotNull();
+				assertThat(locks.release(held)).isTrue();
+			});
 	}
 
 	@Test
