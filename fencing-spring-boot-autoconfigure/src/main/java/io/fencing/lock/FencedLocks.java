@@ -14,6 +14,7 @@ import org.redisson.api.RFencedLock;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
+import org.redisson.command.NoSyncedSlavesException;
 
 /**
  * Acquires and releases Redisson fenced locks for fenced tasks, and repairs a token counter that
@@ -71,6 +72,12 @@ public class FencedLocks {
 			// The acquisition may have reached Redis (a replication check fails after the lock and
 			// the counter were written): give back whatever this thread may hold.
 			releaseQuietly(lock);
+			if (isReplicationFailure(ex)) {
+				throw new LockUnavailableException(lockName, "Redis at " + this.redisDescription
+						+ " could not replicate the acquisition of lock '" + lockName
+						+ "' to any replica in time, so a failover could lose it; the lock was given back and the "
+						+ "task did not run", ex);
+			}
 			throw new LockUnavailableException(lockName, "Could not acquire lock '" + lockName + "' from Redis at "
 					+ this.redisDescription + " (" + ex.getMessage() + "); the task did not run", ex);
 		}
@@ -116,6 +123,15 @@ public class FencedLocks {
 	private static String tokenKey(RFencedLock lock) {
 		String rawName = (lock instanceof RedissonObject object) ? object.getRawName() : lock.getName();
 		return RedissonObject.prefixName(TOKEN_KEY_PREFIX, rawName);
+	}
+
+	private static boolean isReplicationFailure(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof NoSyncedSlavesException) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static void releaseQuietly(RFencedLock lock) {

@@ -91,6 +91,56 @@ public final class RedisServer implements AutoCloseable {
 		}
 	}
 
+	/** One field of {@code INFO <section>}, for example {@code connected_slaves}. */
+	public String info(String section, String field) {
+		try (Socket socket = new Socket("127.0.0.1", this.port)) {
+			socket.setSoTimeout(5000);
+			OutputStream out = socket.getOutputStream();
+			out.write(("INFO " + section + "\r\n").getBytes(StandardCharsets.UTF_8));
+			out.flush();
+			BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+			String header = in.readLine();
+			int remaining = Integer.parseInt(header.substring(1));
+			while (remaining > 0) {
+				String line = in.readLine();
+				remaining -= line.getBytes(StandardCharsets.UTF_8).length + 2;
+				if (line.startsWith(field + ":")) {
+					return line.substring(field.length() + 1);
+				}
+			}
+			return null;
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Redis on port " + this.port + " did not answer INFO " + section, ex);
+		}
+	}
+
+	/** Freezes the server process, as a stalled VM would be ({@code kill -STOP}). */
+	public void freeze() {
+		signal("-STOP");
+	}
+
+	/** Lets a frozen server run again ({@code kill -CONT}). */
+	public void thaw() {
+		signal("-CONT");
+	}
+
+	private void signal(String signal) {
+		try {
+			int exit = new ProcessBuilder("kill", signal, String.valueOf(this.process.pid())).inheritIO().start().waitFor();
+			if (exit != 0) {
+				throw new IllegalStateException("kill " + signal + " exited with " + exit);
+			}
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	@Override
 	public void close() {
 		stop();

@@ -1,0 +1,186 @@
+package io.fencing.reliability;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import io.fencing.FencedTask;
+import io.fencing.FencingContext;
+import io.fencing.FencingToken;
+import io.fencing.LockUnavailableException;
+import io.fencing.StaleWriterException;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.test.RedisServer;
+import io.fencing.test.TestServices;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Redis faults against a Redis of the test's own, stopped, restarted empty and replicated by its
+ * process: the method never runs without a token, and tokens never go backwards.
+ */
+class RedisFaultTests {
+
+	private final String lock = "fencing-fault-" + UUID.randomUUID();
+
+	private final String table = "fault_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+
+	private final List<RedisServer> servers = new ArrayList<>();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class,
+				FencingJdbcAutoConfiguration.class))
+		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
+		.withBean(Jobs.class)
+		.withPropertyValues("test.lock=" + this.lock, "test.table=" + this.table, "spring.data.redis.timeout=1s",
+				"spring.data.redis.connect-timeout=1s");
+
+	@AfterEach
+	void cleanUp() {
+		this.servers.forEach(RedisServer::close);
+		new FencedJdbcTemplate(TestServices.postgres()).execute("DROP TABLE IF EXISTS " + this.table);
+	}
+
+	@Test
+	void theMethodDoesNotRunWhileRedisIsDownAndRunsAgainWhenItIsBack() {
+		RedisServer redis = start();
+		this.contextRunner.withPropertyValues("spring.data.redis.url=" + redis.url()).run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			AtomicInteger ran = new AtomicInteger();
+			assertThat(jobs.run(ran::incrementAndGet)).isNotNull();
+			redis.stop();
+			assertThatExceptionOfType(LockUnavailableException.class).isThrownBy(() -> jobs.run(ran::incrementAndGet))
+				.withMessageContaining("lock '" + this.lock + "'")
+				.withMessageContaining(redis.url())
+				.withMessageContaining("the task did not run");
+			assertThat(ran).hasValue(1);
+			redis.startAgain();
+			await().atMost(Duration.ofSeconds(60))
+				.ignoreExceptionsInstanceOf(LockUnavailableException.class)
+				.until(() -> jobs.run(ran::incrementAndGet) != null);
+			assertThat(ran).hasValue(2);
+		});
+	}
+
+	@Test
+	void afterRedisLosesTheCounterAtMostOneRunIsRefusedThenTokensPassTheStoredOnes() {
+		RedisServer redis = start();
+		this.contextRunner.withPropertyValues("spring.data.redis.url=" + redis.url()).run((context) -> {
+			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
+			jdbc.execute("CREATE TABLE " + this.table
+					+ " (id INT PRIMARY KEY, stock INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
+			jdbc.update("INSERT INTO " + this.table + " (id, stock) VALUES (1, 0)");
+			Jobs jobs = context.getBean(Jobs.class);
+			for (int i = 1; i <= 3; i++) {
+				jobs.write(i);
+			}
+			long acceptedBeforeLoss = storedToken(jdbc);
+			assertThat(acceptedBeforeLoss).isEqualTo(3);
+
+			redis.stop();
+			redis.startAgain(); // empty: no persistence, the counter is gone
+			RedissonClient redisson = context.getBean(RedissonClient.class);
+			await().atMost(Duration.ofSeconds(60))
+				.ignoreExceptions()
+				.until(() -> !redisson.getBucket("probe-" + this.lock).isExists());
+
+			List<Long> accepted = new ArrayList<>();
+			List<StaleWriterException> refused = new ArrayList<>();
+			for (int run = 0; run < 4; run++) {
+				try {
+					accepted.add(jobs.write(100 + run).value());
+				}
+				catch (StaleWriterException ex) {
+					refused.add(ex);
+				}
+			}
+			assertThat(refused).hasSizeLessThanOrEqualTo(1);
+			refused.forEach((ex) -> assertThat(ex.getAcceptedToken()).isEqualTo(acceptedBeforeLoss));
+			assertThat(accepted).hasSizeGreaterThanOrEqualTo(3).isSorted().doesNotHaveDuplicates();
+			assertThat(accepted.get(0)).isGreaterThan(acceptedBeforeLoss);
+			assertThat(storedToken(jdbc)).isEqualTo(accepted.get(accepted.size() - 1));
+		});
+	}
+
+	@Test
+	void anAcquisitionThatNoReplicaConfirmedIsGivenBackAndTheMethodDoesNotRun() {
+		RedisServer master = start();
+		RedisServer replica = start("--replicaof", "127.0.0.1", String.valueOf(master.port()));
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> "1".equals(master.info("replication", "connected_slaves"))
+					&& "up".equals(replica.info("replication", "master_link_status")));
+		this.contextRunner.withBean("replicatedRedisson", RedissonClient.class, () -> {
+			Config config = new Config();
+			config.useMasterSlaveServers().setMasterAddress(master.url()).addSlaveAddress(replica.url()).setTimeout(5000);
+			return Redisson.create(config);
+		}, (definition) -> definition.setDestroyMethodName("shutdown")).run((context) -> {
+				Jobs jobs = context.getBean(Jobs.class);
+				AtomicInteger ran = new AtomicInteger();
+				assertThat(jobs.run(ran::incrementAndGet)).isNotNull();
+				replica.freeze();
+				try {
+					assertThatExceptionOfType(LockUnavailableException.class)
+						.isThrownBy(() -> jobs.run(ran::incrementAndGet))
+						.withMessageContaining("could not replicate the acquisition of lock '" + this.lock + "'");
+					assertThat(ran).hasValue(1);
+					assertThat(master.command("EXISTS", this.lock)).as("the lock was given back").isEqualTo(":0");
+				}
+				finally {
+					replica.thaw();
+				}
+			});
+	}
+
+	private RedisServer start(String... arguments) {
+		RedisServer server = RedisServer.start(arguments);
+		this.servers.add(server);
+		return server;
+	}
+
+	private long storedToken(FencedJdbcTemplate jdbc) {
+		return jdbc.queryForObject("SELECT last_token FROM " + this.table + " WHERE id = 1", Long.class);
+	}
+
+	static class Jobs {
+
+		@Autowired
+		private FencedJdbcTemplate jdbc;
+
+		@Autowired
+		private org.springframework.core.env.Environment environment;
+
+		@FencedTask("${test.lock}")
+		public FencingToken run(Runnable body) {
+			body.run();
+			return FencingContext.current();
+		}
+
+		@FencedTask("${test.lock}")
+		public FencingToken write(int stock) {
+			this.jdbc.guardedUpdate("UPDATE " + this.environment.getProperty("test.table") + " SET stock = ? WHERE id = 1",
+					stock);
+			return FencingContext.current();
+		}
+
+	}
+
+}
