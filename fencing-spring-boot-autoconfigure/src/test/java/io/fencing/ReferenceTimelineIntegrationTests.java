@@ -14,6 +14,7 @@ import javax.sql.DataSource;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.test.Latches;
 import io.fencing.test.TestServices;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -65,10 +66,10 @@ class ReferenceTimelineIntegrationTests {
 			// t=0: A acquires with a 1 s lease, then pauses.
 			Future<FencingToken> a = this.threads.submit(() -> workers.a(() -> {
 				aHolds.countDown();
-				awaitLatch(aResumes);
+				Latches.await(aResumes);
 				workers.writeStock(5); // t=7: A wakes up and writes with its old token
 			}));
-			awaitLatch(aHolds);
+			Latches.await(aHolds);
 
 			// t=4: B finds the lock busy.
 			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> workers.busy(() -> { }));
@@ -100,18 +101,6 @@ class ReferenceTimelineIntegrationTests {
 			Map<String, Object> row = jdbc.queryForMap("SELECT quantity, last_token FROM " + this.table);
 			assertThat(row).containsEntry("quantity", 9).containsEntry("last_token", bToken.value());
 		});
-	}
-
-	static void awaitLatch(CountDownLatch latch) {
-		try {
-			if (!latch.await(20, TimeUnit.SECONDS)) {
-				throw new IllegalStateException("Timed out waiting for the other worker");
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
 	}
 
 	static class Workers {

@@ -19,6 +19,7 @@ import io.fencing.FencingToken;
 import io.fencing.LockBusyException;
 import io.fencing.OnBusy;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.test.Latches;
 import io.fencing.test.TestServices;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -71,13 +72,8 @@ class FencedTaskIntegrationTests {
 	void aBusyLockSkipsOrFailsWithoutRunningTheMethod() {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			CountDownLatch held = new CountDownLatch(1);
 			CountDownLatch release = new CountDownLatch(1);
-			Future<FencingToken> holder = this.threads.submit(() -> jobs.runOnce(() -> {
-				held.countDown();
-				awaitLatch(release);
-			}));
-			awaitLatch(held);
+			Future<FencingToken> holder = holdOnAnotherThread(jobs, release);
 			AtomicInteger ran = new AtomicInteger();
 			assertThat(jobs.runOnce(ran::incrementAndGet)).isNull();
 			assertThat(jobs.optional(ran::incrementAndGet)).isEmpty();
@@ -97,13 +93,8 @@ class FencedTaskIntegrationTests {
 	void aWaitingTaskTakesTheLockWhenItIsReleased() {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			CountDownLatch held = new CountDownLatch(1);
 			CountDownLatch release = new CountDownLatch(1);
-			Future<FencingToken> holder = this.threads.submit(() -> jobs.runOnce(() -> {
-				held.countDown();
-				awaitLatch(release);
-			}));
-			awaitLatch(held);
+			Future<FencingToken> holder = holdOnAnotherThread(jobs, release);
 			List<Thread> waiter = new ArrayList<>();
 			Future<FencingToken> waiting = this.threads.submit(() -> {
 				waiter.add(Thread.currentThread());
@@ -200,14 +191,14 @@ class FencedTaskIntegrationTests {
 			CountDownLatch bMayFinish = new CountDownLatch(1);
 			Future<FencingToken> a = this.threads.submit(() -> jobs.runShortLease(() -> {
 				aHolds.countDown();
-				awaitLatch(aMayFinish);
+				Latches.await(aMayFinish);
 			}));
-			awaitLatch(aHolds);
+			Latches.await(aHolds);
 			Future<FencingToken> b = this.threads.submit(() -> jobs.runWaiting(() -> {
 				bHolds.countDown();
-				awaitLatch(bMayFinish);
+				Latches.await(bMayFinish);
 			}));
-			awaitLatch(bHolds);
+			Latches.await(bHolds);
 			aMayFinish.countDown();
 			FencingToken aToken = a.get(10, TimeUnit.SECONDS);
 			assertThat(redisson(context).getFencedLock(this.lock).isLocked()).as("B still holds the lock").isTrue();
@@ -217,20 +208,19 @@ class FencedTaskIntegrationTests {
 		});
 	}
 
-	private static RedissonClient redisson(AssertableApplicationContext context) {
-		return context.getBean(RedissonClient.class);
+	/** Takes the lock on another thread and keeps it until {@code release} opens. */
+	private Future<FencingToken> holdOnAnotherThread(Jobs jobs, CountDownLatch release) {
+		CountDownLatch held = new CountDownLatch(1);
+		Future<FencingToken> holder = this.threads.submit(() -> jobs.runOnce(() -> {
+			held.countDown();
+			Latches.await(release);
+		}));
+		Latches.await(held);
+		return holder;
 	}
 
-	static void awaitLatch(CountDownLatch latch) {
-		try {
-			if (!latch.await(20, TimeUnit.SECONDS)) {
-				throw new IllegalStateException("Timed out waiting for the other thread");
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
+	private static RedissonClient redisson(AssertableApplicationContext context) {
+		return context.getBean(RedissonClient.class);
 	}
 
 	static class Jobs {
