@@ -1,0 +1,89 @@
+package io.fencing.benchmarks;
+
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import io.fencing.benchmarks.LockBenchmarkApplication.Jobs;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.redisson.api.RBucket;
+import org.redisson.api.RFencedLock;
+import org.redisson.api.RedissonClient;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Lock overhead per invocation of an empty job: {@code @FencedTask}, the same Redisson calls by
+ * hand, ShedLock's {@code @SchedulerLock} on Redis, and one Redis round trip as the floor.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(1)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+public class LockBenchmarks {
+
+	private ConfigurableApplicationContext context;
+
+	private Jobs jobs;
+
+	private RedissonClient redisson;
+
+	private String handWrittenLock;
+
+	private RBucket<String> bucket;
+
+	@Setup
+	public void start() {
+		String lock = "bench-" + UUID.randomUUID();
+		this.context = LockBenchmarkApplication.start(lock);
+		this.jobs = this.context.getBean(Jobs.class);
+		this.redisson = this.context.getBean(RedissonClient.class);
+		this.handWrittenLock = lock + "-by-hand";
+		this.bucket = this.redisson.getBucket(lock + "-floor");
+		this.bucket.set("x");
+	}
+
+	@TearDown
+	public void stop() {
+		this.bucket.delete();
+		this.context.close();
+	}
+
+	@Benchmark
+	public Long fencedTask() {
+		return this.jobs.fenced();
+	}
+
+	@Benchmark
+	public Long handWrittenRedisson() {
+		RFencedLock lock = this.redisson.getFencedLock(this.handWrittenLock);
+		Long token = lock.tryLockAndGetToken(0, -1, TimeUnit.MILLISECONDS);
+		if (token == null) {
+			throw new IllegalStateException("The benchmark lock is busy");
+		}
+		lock.unlock();
+		return token;
+	}
+
+	@Benchmark
+	public void shedLock() {
+		this.jobs.shedLocked();
+	}
+
+	@Benchmark
+	public String redisRoundTrip() {
+		return this.bucket.get();
+	}
+
+}
