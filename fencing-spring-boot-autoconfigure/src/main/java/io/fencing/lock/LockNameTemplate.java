@@ -89,7 +89,9 @@ abstract sealed class LockNameTemplate {
 				if (value == null || value.isBlank()) {
 					throw new IllegalArgumentException(description + ": '" + part.getExpressionString()
 							+ "' in the lock name '" + this.source + "' resolved to "
-							+ ((value == null) ? "null" : "a blank value") + "; the method did not run");
+							+ ((value == null) ? "null (refer to arguments by name only when compiling with -parameters, "
+									+ "otherwise as #p0, #p1, ...)" : "a blank value")
+							+ "; the method did not run");
 				}
 				name.append(value);
 			}

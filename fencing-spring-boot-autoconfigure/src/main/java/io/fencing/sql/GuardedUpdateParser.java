@@ -6,6 +6,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 import io.fencing.sql.GuardedUpdate.TableReference;
 import net.sf.jsqlparser.JSQLParserException;
@@ -36,6 +40,17 @@ import org.springframework.util.CollectionUtils;
  * string; the result is cached by the caller.
  */
 public final class GuardedUpdateParser {
+
+	/**
+	 * JSqlParser runs each parse on an executor to enforce its timeout, and creates a thread per
+	 * call when given none. One shared daemon thread, gone when idle, serves every cache miss.
+	 */
+	private static final ExecutorService PARSER_THREAD = new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS,
+			new LinkedBlockingQueue<>(), (task) -> {
+				Thread thread = new Thread(task, "fencing-sql-parser");
+				thread.setDaemon(true);
+				return thread;
+			});
 
 	private final String tokenColumn;
 
@@ -89,7 +104,7 @@ public final class GuardedUpdateParser {
 	private static Update singleUpdate(String sql) {
 		Statements statements;
 		try {
-			statements = CCJSqlParserUtil.parseStatements(sql);
+			statements = CCJSqlParserUtil.parseStatements(sql, PARSER_THREAD, null);
 		}
 		catch (JSQLParserException ex) {
 			throw new IllegalArgumentException("Guarded update refused: cannot parse the SQL ("

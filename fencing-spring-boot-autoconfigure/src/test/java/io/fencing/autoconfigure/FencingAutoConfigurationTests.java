@@ -12,6 +12,7 @@ import io.fencing.lock.FencedLocks;
 import io.fencing.lock.FencedTaskAdvisor;
 import io.fencing.test.TestServices;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -25,6 +26,8 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -36,19 +39,21 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@ExtendWith(OutputCaptureExtension.class)
 class FencingAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class,
-				FencingJdbcAutoConfiguration.class, DataSourceAutoConfiguration.class,
+				FencingJdbcAutoConfiguration.class, FencingDisabledAutoConfiguration.class, DataSourceAutoConfiguration.class,
 				JdbcTemplateAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 				TransactionAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(),
 				"spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID());
 
 	@Test
-	void createsTheLockPathAndAFencedJdbcTemplateThatIsTheApplicationsJdbcTemplate() {
+	void createsTheLockPathAndAFencedJdbcTemplateThatIsTheApplicationsJdbcTemplate(CapturedOutput output) {
 		this.contextRunner.run((context) -> {
+			assertThat(output).doesNotContain("fencing.enabled=false");
 			assertThat(context).hasSingleBean(RedissonClient.class)
 				.hasBean(FencingAutoConfiguration.REDISSON_CLIENT_BEAN_NAME)
 				.hasSingleBean(FencedLocks.class)
@@ -109,8 +114,9 @@ class FencingAutoConfigurationTests {
 	}
 
 	@Test
-	void createsNothingWhenDisabled() {
+	void createsNothingButAWarningWhenDisabled(CapturedOutput output) {
 		this.contextRunner.withPropertyValues("fencing.enabled=false").run((context) -> {
+			assertThat(output).contains("fencing.enabled=false: @FencedTask methods run without a lock");
 			assertThat(context).doesNotHaveBean(FencedLocks.class)
 				.doesNotHaveBean(FencedTaskAdvisor.class)
 				.doesNotHaveBean(FencedJdbcTemplate.class)
