@@ -17,6 +17,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import org.redisson.api.RedissonClient;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -27,8 +28,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(1)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 10, time = 1)
 @Threads(4)
 public class ScaleBenchmarks {
 
@@ -40,17 +41,22 @@ public class ScaleBenchmarks {
 
 	private Jobs jobs;
 
+	private String lockPrefix;
+
 	@Setup
 	public void start() {
 		for (int i = 0; i < SKUS; i++) {
 			this.skus[i] = "SKU-" + i;
 		}
-		this.context = LockBenchmarkApplication.start("bench-" + UUID.randomUUID());
+		this.lockPrefix = "bench-" + UUID.randomUUID();
+		this.context = LockBenchmarkApplication.start(this.lockPrefix);
 		this.jobs = this.context.getBean(Jobs.class);
 	}
 
 	@TearDown
 	public void stop() {
+		// Redisson keeps a token counter per lock name, forever: remove this run's 10,000.
+		this.context.getBean(RedissonClient.class).getKeys().deleteByPattern("*" + this.lockPrefix + "*");
 		this.context.close();
 	}
 
