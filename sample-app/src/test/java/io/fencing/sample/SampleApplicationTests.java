@@ -3,21 +3,13 @@ package io.fencing.sample;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 
 import io.fencing.sample.replay.ReplayResult;
 import io.fencing.sample.replay.TimelineReplay;
-import io.fencing.test.TestServices;
 import org.junit.jupiter.api.Test;
-import org.redisson.Redisson;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
-import org.redisson.config.NameMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.context.annotation.Bean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -26,7 +18,7 @@ import static org.awaitility.Awaitility.await;
  * Boots the sample against a real Redis and its embedded database, replays the timeline and
  * watches the scheduled job.
  */
-@SpringBootTest(properties = { "stock.replay.on-startup=false", "stock.sync.initial-delay=0s",
+@SpringBootTest(classes = { SampleApplication.class, IsolatedRedisConfiguration.class }, properties = { "stock.replay.on-startup=false", "stock.sync.initial-delay=0s",
 		"stock.sync.every=200ms" })
 class SampleApplicationTests {
 
@@ -63,33 +55,6 @@ class SampleApplicationTests {
 		});
 		assertThat(tokens).isSorted().doesNotHaveDuplicates();
 		assertThat(tokens.get(tokens.size() - 1)).isPositive();
-	}
-
-	/** The sample's real lock names, under a key prefix of this test run only. */
-	@TestConfiguration(proxyBeanMethods = false)
-	static class IsolatedRedis {
-
-		@Bean(destroyMethod = "shutdown")
-		RedissonClient redisson() {
-			String prefix = "sample-test-" + UUID.randomUUID() + ":";
-			Config config = new Config();
-			config.useSingleServer().setAddress(TestServices.redisUrl());
-			config.setNameMapper(new NameMapper() {
-
-				@Override
-				public String map(String name) {
-					return prefix + name;
-				}
-
-				@Override
-				public String unmap(String name) {
-					return name.substring(prefix.length());
-				}
-
-			});
-			return Redisson.create(config);
-		}
-
 	}
 
 }
