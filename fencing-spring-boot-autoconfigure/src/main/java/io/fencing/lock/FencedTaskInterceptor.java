@@ -89,7 +89,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	private static Object busy(FencedTaskMethod task, String lockName) {
 		if (task.onBusy() == OnBusy.FAIL) {
 			throw new LockBusyException(lockName, "Lock '" + lockName + "' is held by another owner"
-					+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime()) + "; "
+					+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms") + "; "
 					+ task.description() + " did not run (on-busy = fail)");
 		}
 		if (logger.isDebugEnabled()) {
