@@ -1,5 +1,6 @@
 package io.fencing.jdbc;
 
+import java.sql.Connection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -13,6 +14,8 @@ import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
 import io.fencing.context.TokenBindings.Acquisition;
 import io.fencing.context.TokenBindings.Binding;
+import io.fencing.sql.GuardedUpdateParser;
+import io.fencing.sql.UniqueKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -217,6 +220,24 @@ abstract class GuardedUpdateContractTests {
 			TokenBindings.restore(previous);
 		}
 		assertThat(row("A-1")).containsEntry("last_token", 7L);
+	}
+
+	@Test
+	void recognisesAStatementThatPinsOneRowByItsKey() throws Exception {
+		GuardedUpdateParser parser = new GuardedUpdateParser("last_token");
+		UniqueKeys keys = new UniqueKeys();
+		try (Connection connection = this.dataSource.getConnection()) {
+			assertThat(keys.targetsAtMostOneRow(parser.parse("UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?"),
+					connection))
+				.as("by primary key").isTrue();
+			assertThat(keys.targetsAtMostOneRow(
+					parser.parse("UPDATE " + this.stock + " s SET quantity = ? WHERE s.sku = ? AND warehouse = ?"),
+					connection))
+				.as("by primary key and more").isTrue();
+			assertThat(keys.targetsAtMostOneRow(
+					parser.parse("UPDATE " + this.stock + " SET quantity = ? WHERE warehouse = ?"), connection))
+				.as("by a column that is not unique").isFalse();
+		}
 	}
 
 	@Test
