@@ -6,6 +6,7 @@ import io.fencing.lock.FencedTaskAdvisor;
 import io.fencing.lock.FencedTaskBeanValidator;
 import io.fencing.lock.FencedTaskInterceptor;
 import io.fencing.lock.FencedTaskMethods;
+import io.micrometer.observation.ObservationRegistry;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 
@@ -68,9 +69,10 @@ public final class FencingAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static FencedTaskAdvisor fencedTaskAdvisor(ObjectProvider<FencedTaskMethods> methods,
-			ObjectProvider<FencedLocks> locks) {
+			ObjectProvider<FencedLocks> locks, ObjectProvider<ObservationRegistry> observations) {
 		return new FencedTaskAdvisor(new FencedTaskInterceptor(SingletonSupplier.of(methods::getObject),
-				SingletonSupplier.of(locks::getObject)));
+				SingletonSupplier.of(locks::getObject),
+				SingletonSupplier.of(() -> observations.getIfAvailable(() -> ObservationRegistry.NOOP))));
 	}
 
 	@Bean

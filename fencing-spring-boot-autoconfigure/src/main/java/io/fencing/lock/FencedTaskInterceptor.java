@@ -5,12 +5,15 @@ import java.util.function.Supplier;
 
 import io.fencing.FencingToken;
 import io.fencing.LockBusyException;
+import io.fencing.LockUnavailableException;
 import io.fencing.OnBusy;
 import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
 import io.fencing.context.TokenBindings.Acquisition;
 import io.fencing.context.TokenBindings.Binding;
 import io.fencing.lock.FencedLocks.HeldLock;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
@@ -25,19 +28,32 @@ import org.springframework.aop.support.AopUtils;
  */
 public class FencedTaskInterceptor implements MethodInterceptor {
 
+	/** The observation of every run, a timer {@code fencing.task} with Boot's metrics. */
+	public static final String OBSERVATION_NAME = "fencing.task";
+
+	/** The {@code @FencedTask} value, before SpEL: one value per task, not per lock. */
+	public static final String TASK_KEY = "task";
+
+	/** {@code ran}, {@code skipped}, {@code busy}, {@code unavailable}, {@code stale} or {@code failed}. */
+	public static final String OUTCOME_KEY = "outcome";
+
 	private static final Log logger = LogFactory.getLog(FencedTaskInterceptor.class);
 
 	private final Supplier<FencedTaskMethods> methods;
 
 	private final Supplier<FencedLocks> locks;
 
+	private final Supplier<ObservationRegistry> observations;
+
 	/**
-	 * Both collaborators are looked up on first use: the interceptor is created while the context
+	 * The collaborators are looked up on first use: the interceptor is created while the context
 	 * still registers its post-processors.
 	 */
-	public FencedTaskInterceptor(Supplier<FencedTaskMethods> methods, Supplier<FencedLocks> locks) {
+	public FencedTaskInterceptor(Supplier<FencedTaskMethods> methods, Supplier<FencedLocks> locks,
+			Supplier<ObservationRegistry> observations) {
 		this.methods = methods;
 		this.locks = locks;
+		this.observations = observations;
 	}
 
 	@Override
@@ -46,21 +62,46 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		Object target = invocation.getThis();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
 		FencedTaskMethod task = this.methods.get().get(invocation.getMethod(), targetClass);
+		Observation observation = Observation.createNotStarted(OBSERVATION_NAME, this.observations.get())
+			.lowCardinalityKeyValue(TASK_KEY, task.name())
+			.start();
+		try {
+			return run(task, invocation, target, observation);
+		}
+		catch (Throwable ex) {
+			observation.lowCardinalityKeyValue(OUTCOME_KEY, outcomeOf(ex));
+			observation.error(ex);
+			throw ex;
+		}
+		finally {
+			observation.stop();
+		}
+	}
+
+	@Nullable
+	private Object run(FencedTaskMethod task, MethodInvocation invocation, @Nullable Object target,
+			Observation observation) throws Throwable {
 		String lockName = task.lockName(invocation.getArguments(), target);
 
 		Binding outer = TokenBindings.find(lockName);
 		if (outer != null) {
 			// Re-acquiring would issue a newer token and fence the outer run of the same lock.
-			return proceedWith(outer.acquisition(), invocation);
+			Object result = proceedWith(outer.acquisition(), invocation);
+			observation.lowCardinalityKeyValue(OUTCOME_KEY, "ran");
+			return result;
 		}
 		FencedLocks locks = this.locks.get();
 		HeldLock held = locks.tryAcquire(lockName, task.waitTime(), task.leaseTime());
 		if (held == null) {
-			return busy(task, lockName);
+			Object skipped = busy(task, lockName);
+			observation.lowCardinalityKeyValue(OUTCOME_KEY, "skipped");
+			return skipped;
 		}
 		Acquisition acquisition = new Acquisition(held.token());
 		try {
-			return proceedWith(acquisition, invocation);
+			Object result = proceedWith(acquisition, invocation);
+			observation.lowCardinalityKeyValue(OUTCOME_KEY, "ran");
+			return result;
 		}
 		catch (StaleWriterException ex) {
 			if (ex.getAcceptedToken() != null && held.token().equals(tokenOf(ex))) {
@@ -72,6 +113,19 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 			repairTokenCounter(locks, held, acquisition);
 			release(locks, held, task);
 		}
+	}
+
+	private static String outcomeOf(Throwable ex) {
+		if (ex instanceof StaleWriterException) {
+			return "stale";
+		}
+		if (ex instanceof LockBusyException) {
+			return "busy";
+		}
+		if (ex instanceof LockUnavailableException) {
+			return "unavailable";
+		}
+		return "failed";
 	}
 
 	@Nullable

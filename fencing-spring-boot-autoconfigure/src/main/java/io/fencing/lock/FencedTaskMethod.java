@@ -14,6 +14,8 @@ final class FencedTaskMethod {
 
 	private final Method method;
 
+	private final String name;
+
 	private final String description;
 
 	private final LockNameTemplate lockName;
@@ -28,15 +30,21 @@ final class FencedTaskMethod {
 	@Nullable
 	private final Object skippedResult;
 
-	FencedTaskMethod(Method method, String description, LockNameTemplate lockName, @Nullable Duration leaseTime,
+	FencedTaskMethod(Method method, String name, String description, LockNameTemplate lockName, @Nullable Duration leaseTime,
 			Duration waitTime, OnBusy onBusy) {
 		this.method = method;
+		this.name = name;
 		this.description = description;
 		this.lockName = lockName;
 		this.leaseTime = leaseTime;
 		this.waitTime = waitTime;
 		this.onBusy = onBusy;
 		this.skippedResult = (method.getReturnType() == Optional.class) ? Optional.empty() : null;
+	}
+
+	/** The annotation's value with its placeholders resolved, before SpEL. */
+	String name() {
+		return this.name;
 	}
 
 	/** {@code @FencedTask("name") on Type.method()}, for messages. */

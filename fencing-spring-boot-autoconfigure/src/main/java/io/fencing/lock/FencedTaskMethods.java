@@ -74,7 +74,7 @@ public class FencedTaskMethods {
 				this.defaults.waitTime());
 		OnBusy onBusy = first(task.onBusy(), (annotation.onBusy() != OnBusy.DEFAULT) ? annotation.onBusy() : null,
 				this.defaults.onBusy());
-		return new FencedTaskMethod(specific, description, LockNameTemplate.parse(name, description), leaseTime,
+		return new FencedTaskMethod(specific, name, description, LockNameTemplate.parse(name, description), leaseTime,
 				(waitTime != null) ? waitTime : Duration.ZERO, (onBusy != null) ? onBusy : OnBusy.SKIP);
 	}
 

@@ -23,6 +23,9 @@ import io.fencing.test.Latches;
 import io.fencing.test.TestServices;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import org.redisson.api.RedissonClient;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -164,6 +167,28 @@ class FencedTaskIntegrationTests {
 				.withMessageContaining("resolved to null")
 				.withMessageContaining("Jobs.perSku()");
 			assertThat(jobs.skuRuns()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void everyRunIsObservedWithItsTaskAndOutcome() {
+		TestObservationRegistry observations = TestObservationRegistry.create();
+		this.contextRunner.withBean(ObservationRegistry.class, () -> observations).run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			jobs.runOnce(() -> { });
+			CountDownLatch release = new CountDownLatch(1);
+			Future<FencingToken> holder = holdOnAnotherThread(jobs, release);
+			jobs.runOnce(() -> { });
+			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> jobs.runOrFail(() -> { }));
+			release.countDown();
+			holder.get(10, TimeUnit.SECONDS);
+			TestObservationRegistryAssert.assertThat(observations)
+				.hasNumberOfObservationsWithNameEqualTo("fencing.task", 4)
+				.forAllObservationsWithNameEqualTo("fencing.task",
+						(observed) -> observed.hasLowCardinalityKeyValue("task", this.lock))
+				.hasAnObservation((observed) -> observed.hasLowCardinalityKeyValue("outcome", "ran"))
+				.hasAnObservation((observed) -> observed.hasLowCardinalityKeyValue("outcome", "skipped"))
+				.hasAnObservation((observed) -> observed.hasLowCardinalityKeyValue("outcome", "busy").hasError());
 		});
 	}
 
