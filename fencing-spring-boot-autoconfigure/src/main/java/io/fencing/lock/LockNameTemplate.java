@@ -44,9 +44,6 @@ abstract sealed class LockNameTemplate {
 	/** The lock name of one invocation. */
 	abstract String resolve(Method method, Object[] arguments, Object target, String description);
 
-	/** Whether the name differs between invocations. */
-	abstract boolean isTemplate();
-
 	static final class Fixed extends LockNameTemplate {
 
 		private final String name;
@@ -58,11 +55,6 @@ abstract sealed class LockNameTemplate {
 		@Override
 		String resolve(Method method, Object[] arguments, Object target, String description) {
 			return this.name;
-		}
-
-		@Override
-		boolean isTemplate() {
-			return false;
 		}
 
 	}
@@ -100,11 +92,6 @@ abstract sealed class LockNameTemplate {
 				throw new IllegalArgumentException(description + ": " + problem + "; the method did not run");
 			}
 			return name.toString();
-		}
-
-		@Override
-		boolean isTemplate() {
-			return true;
 		}
 
 	}

@@ -15,9 +15,6 @@ import org.jspecify.annotations.Nullable;
  */
 public record TaskSettings(@Nullable Duration leaseTime, @Nullable Duration waitTime, @Nullable OnBusy onBusy) {
 
-	/** The built-in defaults: watchdog lease, one attempt, skip when busy. */
-	public static final TaskSettings DEFAULTS = new TaskSettings(null, Duration.ZERO, OnBusy.SKIP);
-
 	/** No setting at this level. */
 	static final TaskSettings UNSET = new TaskSettings(null, null, null);
 

@@ -39,11 +39,6 @@ public final class GuardedUpdate {
 		this.equalityColumns = equalityColumns;
 	}
 
-	/** The statement as the application wrote it. */
-	public String originalSql() {
-		return this.originalSql;
-	}
-
 	/** The UPDATE that sets and checks the token column in one statement. */
 	public String fencedSql() {
 		return this.fencedSql;
