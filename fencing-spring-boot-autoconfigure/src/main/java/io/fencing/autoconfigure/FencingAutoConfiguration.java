@@ -1,6 +1,7 @@
 package io.fencing.autoconfigure;
 
 import io.fencing.FencedTask;
+import io.fencing.lock.AcceptedTokens;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.FencedTaskAdvisor;
 import io.fencing.lock.FencedTaskBeanValidator;
@@ -69,10 +70,12 @@ public final class FencingAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static FencedTaskAdvisor fencedTaskAdvisor(ObjectProvider<FencedTaskMethods> methods,
-			ObjectProvider<FencedLocks> locks, ObjectProvider<ObservationRegistry> observations) {
+			ObjectProvider<FencedLocks> locks, ObjectProvider<ObservationRegistry> observations,
+			ObjectProvider<AcceptedTokens> storages) {
 		return new FencedTaskAdvisor(new FencedTaskInterceptor(SingletonSupplier.of(methods::getObject),
 				SingletonSupplier.of(locks::getObject),
-				SingletonSupplier.of(() -> observations.getIfAvailable(() -> ObservationRegistry.NOOP))));
+				SingletonSupplier.of(() -> observations.getIfAvailable(() -> ObservationRegistry.NOOP)),
+				SingletonSupplier.of(() -> storages.orderedStream().toList())));
 	}
 
 	@Bean

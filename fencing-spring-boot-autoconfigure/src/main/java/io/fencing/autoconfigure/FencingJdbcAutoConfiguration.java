@@ -3,6 +3,7 @@ package io.fencing.autoconfigure;
 import javax.sql.DataSource;
 
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.lock.AcceptedTokens;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -38,6 +39,12 @@ public final class FencingJdbcAutoConfiguration {
 				jdbc.getStatementCacheSize());
 		jdbcProperties.ifAvailable((properties) -> applyTemplateSettings(template, properties.getTemplate()));
 		return template;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(name = "guardedTablesAcceptedTokens")
+	AcceptedTokens guardedTablesAcceptedTokens(FencedJdbcTemplate fencedJdbcTemplate) {
+		return fencedJdbcTemplate::newestAcceptedToken;
 	}
 
 	private static void applyTemplateSettings(JdbcTemplate template, JdbcProperties.Template settings) {

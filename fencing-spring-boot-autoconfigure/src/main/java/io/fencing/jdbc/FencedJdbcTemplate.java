@@ -7,6 +7,9 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import javax.sql.DataSource;
 
@@ -47,6 +50,9 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 
 	private final UniqueKeys uniqueKeys = new UniqueKeys();
 
+	/** {@code SELECT MAX(token) FROM table} of every table this template has guarded. */
+	private final Set<String> newestTokenOfTables = ConcurrentHashMap.newKeySet();
+
 	/** Guards updates with the {@value #DEFAULT_TOKEN_COLUMN} column. */
 	public FencedJdbcTemplate(DataSource dataSource) {
 		this(dataSource, DEFAULT_TOKEN_COLUMN, DEFAULT_STATEMENT_CACHE_SIZE);
@@ -61,7 +67,11 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		super(dataSource);
 		Assert.isTrue(statementCacheSize > 0, "statementCacheSize must be positive");
 		GuardedUpdateParser parser = new GuardedUpdateParser(tokenColumn);
-		this.statements = new ConcurrentLruCache<>(statementCacheSize, parser::parse);
+		this.statements = new ConcurrentLruCache<>(statementCacheSize, (sql) -> {
+			GuardedUpdate update = parser.parse(sql);
+			this.newestTokenOfTables.add(update.newestTokenOfTableSql());
+			return update;
+		});
 	}
 
 	/**
@@ -136,6 +146,21 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 				return counts;
 			});
 		});
+	}
+
+	/**
+	 * The newest token accepted in any table this template has guarded, whatever the lock. A full
+	 * read of the token columns: the starter calls it only after Redis lost a token counter.
+	 */
+	public OptionalLong newestAcceptedToken() {
+		OptionalLong newest = OptionalLong.empty();
+		for (String sql : this.newestTokenOfTables) {
+			Long token = queryForObject(sql, Long.class);
+			if (token != null && (newest.isEmpty() || token > newest.getAsLong())) {
+				newest = OptionalLong.of(token);
+			}
+		}
+		return newest;
 	}
 
 	private int executeUpdate(Connection connection, String sql, Object[] arguments) throws SQLException {

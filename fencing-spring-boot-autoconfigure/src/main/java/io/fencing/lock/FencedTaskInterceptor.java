@@ -1,6 +1,7 @@
 package io.fencing.lock;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Supplier;
 
 import io.fencing.FencingToken;
@@ -45,15 +46,19 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 
 	private final Supplier<ObservationRegistry> observations;
 
+	private final Supplier<List<AcceptedTokens>> storages;
+
 	/**
 	 * The collaborators are looked up on first use: the interceptor is created while the context
 	 * still registers its post-processors.
+	 * @param storages the guarded storages, read to repair a token counter that Redis lost
 	 */
 	public FencedTaskInterceptor(Supplier<FencedTaskMethods> methods, Supplier<FencedLocks> locks,
-			Supplier<ObservationRegistry> observations) {
+			Supplier<ObservationRegistry> observations, Supplier<List<AcceptedTokens>> storages) {
 		this.methods = methods;
 		this.locks = locks;
 		this.observations = observations;
+		this.storages = storages;
 	}
 
 	@Override
@@ -159,24 +164,35 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	/**
 	 * The storage refused this run's token because it holds a newer one. If the counter in Redis is
 	 * behind that newer token, Redis lost it (restart without persistence, FLUSHALL, eviction,
-	 * failover): raise it so that the next run gets a token above everything already accepted.
+	 * failover): raise it above the newest token of every guarded storage, so that the next run is
+	 * accepted everywhere, not only where this run was refused.
 	 */
-	private static void repairTokenCounter(FencedLocks locks, HeldLock held, Acquisition acquisition) {
-		long newest = acquisition.newestRefusingToken();
-		if (newest <= held.token().value()) {
+	private void repairTokenCounter(FencedLocks locks, HeldLock held, Acquisition acquisition) {
+		long refusedBy = acquisition.newestRefusingToken();
+		if (refusedBy <= held.token().value()) {
 			return;
 		}
+		String lockName = held.token().lockName();
 		try {
-			if (locks.raiseTokenCounter(held, newest)) {
-				logger.warn("The token counter of lock '" + held.token().lockName() + "' was behind the storage: token "
-						+ held.token().value() + " was refused where token " + newest + " had been accepted. "
-						+ "Redis has lost the counter (restart without persistence, FLUSHALL, eviction or failover); "
-						+ "it is raised to " + newest + " so that the next run is accepted.");
+			if (!locks.raiseTokenCounter(held, refusedBy)) {
+				return; // a newer owner exists: an ordinary stale writer, nothing was lost
 			}
+			long floor = refusedBy;
+			for (AcceptedTokens storage : this.storages.get()) {
+				floor = Math.max(floor, storage.newest().orElse(Long.MIN_VALUE));
+			}
+			if (floor > refusedBy) {
+				locks.raiseTokenCounter(held, floor);
+			}
+			logger.warn("The token counter of lock '" + lockName + "' was behind the storage: token "
+					+ held.token().value() + " was refused where token " + refusedBy + " had been accepted. "
+					+ "Redis has lost the counter (restart without persistence, FLUSHALL, eviction or failover); "
+					+ "it is raised to " + floor + ", the newest token in the guarded tables, so that the next run "
+					+ "is accepted.");
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not raise the token counter of lock '" + held.token().lockName() + "' to " + newest
-					+ "; the next run retries", ex);
+			logger.warn("Could not repair the token counter of lock '" + lockName + "'; the next refused run retries",
+					ex);
 		}
 	}
 

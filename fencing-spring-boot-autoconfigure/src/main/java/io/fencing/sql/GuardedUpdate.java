@@ -20,6 +20,8 @@ public final class GuardedUpdate {
 
 	private final String newestTokenSql;
 
+	private final String newestTokenOfTableSql;
+
 	private final int setParameterCount;
 
 	private final int whereParameterCount;
@@ -28,11 +30,13 @@ public final class GuardedUpdate {
 
 	private final Set<String> equalityColumns;
 
-	GuardedUpdate(String originalSql, String fencedSql, String newestTokenSql, int setParameterCount,
+	GuardedUpdate(String originalSql, String fencedSql, String newestTokenSql, String newestTokenOfTableSql,
+			int setParameterCount,
 			int whereParameterCount, TableReference table, Set<String> equalityColumns) {
 		this.originalSql = originalSql;
 		this.fencedSql = fencedSql;
 		this.newestTokenSql = newestTokenSql;
+		this.newestTokenOfTableSql = newestTokenOfTableSql;
 		this.setParameterCount = setParameterCount;
 		this.whereParameterCount = whereParameterCount;
 		this.table = table;
@@ -47,6 +51,11 @@ public final class GuardedUpdate {
 	/** {@code SELECT MAX(token)} over the targeted rows holding a newer token than the caller's. */
 	public String newestTokenSql() {
 		return this.newestTokenSql;
+	}
+
+	/** {@code SELECT MAX(token)} over the whole table, whatever the lock. */
+	public String newestTokenOfTableSql() {
+		return this.newestTokenOfTableSql;
 	}
 
 	/** The table the statement updates. */

@@ -96,7 +96,13 @@ public final class GuardedUpdateParser {
 			.withFromItem(table)
 			.withWhere(and(originalCondition, new GreaterThan(fenceColumn, new JdbcParameter())));
 
-		return new GuardedUpdate(sql, fencedSql, newestToken.toString(), setParameters, whereParameters,
+		Table unaliased = new Table(table.getSchemaName(), table.getName());
+		PlainSelect newestTokenOfTable = new PlainSelect()
+			.addSelectItem(new Function("MAX", new Column(this.tokenColumn)))
+			.withFromItem(unaliased);
+
+		return new GuardedUpdate(sql, fencedSql, newestToken.toString(), newestTokenOfTable.toString(), setParameters,
+				whereParameters,
 				new TableReference(unquote(table.getSchemaName()), unquote(table.getName())),
 				equalityColumns(where, table));
 	}

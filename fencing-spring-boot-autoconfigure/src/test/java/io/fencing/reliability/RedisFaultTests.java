@@ -57,7 +57,9 @@ class RedisFaultTests {
 	@AfterEach
 	void cleanUp() {
 		this.servers.forEach(RedisServer::close);
-		new FencedJdbcTemplate(TestServices.postgres()).execute("DROP TABLE IF EXISTS " + this.table);
+		FencedJdbcTemplate jdbc = new FencedJdbcTemplate(TestServices.postgres());
+		jdbc.execute("DROP TABLE IF EXISTS " + this.table);
+		jdbc.execute("DROP TABLE IF EXISTS " + this.table + "_b");
 	}
 
 	@Test
@@ -122,6 +124,40 @@ class RedisFaultTests {
 	}
 
 	@Test
+	void afterACounterLossOneRefusedRunRaisesTheCounterAboveEveryGuardedTable() {
+		RedisServer redis = start();
+		this.contextRunner.withPropertyValues("spring.data.redis.url=" + redis.url()).run((context) -> {
+			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
+			for (String table : List.of(this.table, this.table + "_b")) {
+				jdbc.execute("CREATE TABLE " + table
+						+ " (id INT PRIMARY KEY, stock INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
+				jdbc.update("INSERT INTO " + table + " (id, stock) VALUES (1, 0)");
+			}
+			Jobs jobs = context.getBean(Jobs.class);
+			jobs.writeBoth(1);
+			jobs.writeBoth(2); // token 2 in both tables
+			jobs.writeSecond(3);
+			jobs.writeSecond(4);
+			jobs.writeSecond(5); // token 5 in the second table only
+
+			redis.stop();
+			redis.startAgain();
+			RedissonClient redisson = context.getBean(RedissonClient.class);
+			await().atMost(Duration.ofSeconds(60))
+				.ignoreExceptions()
+				.until(() -> !redisson.getBucket("probe-" + this.lock).isExists());
+
+			// Refused by the first table, which knows token 2 only: the repair reads every guarded table.
+			assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> jobs.writeBoth(10))
+				.withMessageContaining("token 1 is older than accepted token 2");
+			FencingToken next = jobs.writeBoth(11);
+			assertThat(next.value()).isGreaterThan(5);
+			assertThat(jdbc.queryForObject("SELECT last_token FROM " + this.table + "_b WHERE id = 1", Long.class))
+				.isEqualTo(next.value());
+		});
+	}
+
+	@Test
 	void anAcquisitionThatNoReplicaConfirmedIsGivenBackAndTheMethodDoesNotRun() {
 		RedisServer master = start();
 		RedisServer replica = start("--replicaof", "127.0.0.1", String.valueOf(master.port()));
@@ -172,6 +208,27 @@ class RedisFaultTests {
 		public FencingToken run(Runnable body) {
 			body.run();
 			return FencingContext.current();
+		}
+
+		@FencedTask("${test.lock}")
+		public FencingToken writeBoth(int stock) {
+			update(table(), stock);
+			update(table() + "_b", stock);
+			return FencingContext.current();
+		}
+
+		@FencedTask("${test.lock}")
+		public FencingToken writeSecond(int stock) {
+			update(table() + "_b", stock);
+			return FencingContext.current();
+		}
+
+		private void update(String table, int stock) {
+			this.jdbc.guardedUpdate("UPDATE " + table + " SET stock = ? WHERE id = 1", stock);
+		}
+
+		private String table() {
+			return this.environment.getProperty("test.table");
 		}
 
 		@FencedTask("${test.lock}")

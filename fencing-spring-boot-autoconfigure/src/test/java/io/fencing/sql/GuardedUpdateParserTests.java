@@ -34,6 +34,7 @@ class GuardedUpdateParserTests {
 		assertThat(update.fencedSql())
 			.isEqualTo("UPDATE inv.stock s SET quantity = ?, last_token = ? WHERE (s.sku = ?) AND s.last_token <= ?");
 		assertThat(update.table()).isEqualTo(new GuardedUpdate.TableReference("inv", "stock"));
+		assertThat(update.newestTokenOfTableSql()).isEqualTo("SELECT MAX(last_token) FROM inv.stock");
 	}
 
 	@Test
