@@ -9,8 +9,8 @@ import java.util.Set;
  * <p>
  * Parameter layout of {@link #fencedSql()}: the statement's SET parameters, the token (the new
  * value of the token column), the statement's WHERE parameters, the token (the fence).
- * {@link #newestTokenSql()} takes the WHERE parameters, then the token, and finds the newest token
- * among the rows the statement targets that refused it.
+ * {@link #newestTokenSql()} takes the WHERE parameters, then the token, and reads (locking) the
+ * newest token among the rows the statement targets that refused it.
  */
 public final class GuardedUpdate {
 
@@ -48,7 +48,7 @@ public final class GuardedUpdate {
 		return this.fencedSql;
 	}
 
-	/** {@code SELECT MAX(token)} over the targeted rows holding a newer token than the caller's. */
+	/** The newest token among the targeted rows holding a newer one than the caller's, read with a lock. */
 	public String newestTokenSql() {
 		return this.newestTokenSql;
 	}

@@ -17,6 +17,7 @@ import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.JdbcNamedParameter;
 import net.sf.jsqlparser.expression.JdbcParameter;
+import net.sf.jsqlparser.expression.LongValue;
 import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
 import net.sf.jsqlparser.expression.operators.relational.EqualsTo;
 import net.sf.jsqlparser.expression.operators.relational.GreaterThan;
@@ -27,6 +28,9 @@ import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.Statements;
+import net.sf.jsqlparser.statement.select.ForMode;
+import net.sf.jsqlparser.statement.select.Limit;
+import net.sf.jsqlparser.statement.select.OrderByElement;
 import net.sf.jsqlparser.statement.select.PlainSelect;
 import net.sf.jsqlparser.statement.update.Update;
 import net.sf.jsqlparser.statement.update.UpdateSet;
@@ -91,10 +95,14 @@ public final class GuardedUpdateParser {
 		update.setWhere(and(originalCondition, new MinorThanEquals(fenceColumn, new JdbcParameter())));
 		String fencedSql = update.toString();
 
-		PlainSelect newestToken = new PlainSelect()
-			.addSelectItem(new Function("MAX", fenceColumn))
+		// A locking read: in a repeatable-read transaction (MySQL's and MariaDB's default) a plain
+		// SELECT would read the caller's snapshot and miss the newer token that refused the UPDATE.
+		PlainSelect newestToken = new PlainSelect().addSelectItem(fenceColumn)
 			.withFromItem(table)
 			.withWhere(and(originalCondition, new GreaterThan(fenceColumn, new JdbcParameter())));
+		newestToken.addOrderByElements(new OrderByElement().withExpression(fenceColumn).withAsc(false));
+		newestToken.setLimit(new Limit().withRowCount(new LongValue(1)));
+		newestToken.setForMode(ForMode.UPDATE);
 
 		Table unaliased = new Table(table.getSchemaName(), table.getName());
 		PlainSelect newestTokenOfTable = new PlainSelect()
@@ -221,7 +229,7 @@ public final class GuardedUpdateParser {
 
 	private static boolean isValue(Expression expression) {
 		return expression instanceof JdbcParameter || expression instanceof net.sf.jsqlparser.expression.StringValue
-				|| expression instanceof net.sf.jsqlparser.expression.LongValue;
+				|| expression instanceof LongValue;
 	}
 
 	private static boolean belongsTo(Column column, Table table) {

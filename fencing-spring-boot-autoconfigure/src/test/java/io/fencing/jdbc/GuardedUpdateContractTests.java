@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 import javax.sql.DataSource;
 
@@ -189,6 +190,22 @@ abstract class GuardedUpdateContractTests {
 		});
 		assertThat(quantities()).containsExactly(10, 22, 30);
 		assertThat(row("C-3")).containsEntry("note", "audited");
+	}
+
+	@Test
+	void seesANewerTokenCommittedAfterTheCallersTransactionBegan() {
+		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		transaction.executeWithoutResult((status) -> {
+			assertThat(quantities()).hasSize(3); // the snapshot of a repeatable-read transaction starts here
+			CompletableFuture.runAsync(() -> update(5, "UPDATE %s SET quantity = ? WHERE sku = ?", 50, "A-1")).join();
+			assertThatExceptionOfType(StaleWriterException.class)
+				.isThrownBy(() -> update(4, "UPDATE %s SET quantity = ? WHERE sku = ?", 40, "A-1"))
+				.withMessageContaining("token 4 is older than accepted token 5");
+			assertThatExceptionOfType(StaleWriterException.class)
+				.isThrownBy(() -> update(4, "UPDATE %s SET quantity = ? WHERE warehouse = ?", 40, "W1"))
+				.withMessageContaining("token 4 is older than accepted token 5");
+		});
+		assertThat(row("A-1")).containsEntry("quantity", 50).containsEntry("last_token", 5L);
 	}
 
 	@Test

@@ -18,7 +18,8 @@ class GuardedUpdateParserTests {
 		assertThat(update.fencedSql())
 			.isEqualTo("UPDATE stock SET quantity = ?, last_token = ? WHERE (sku = ?) AND last_token <= ?");
 		assertThat(update.fencedArguments(new Object[] { 8, "A-1" }, 2)).containsExactly(8, 2L, "A-1", 2L);
-		assertThat(update.newestTokenSql()).isEqualTo("SELECT MAX(last_token) FROM stock WHERE (sku = ?) AND last_token > ?");
+		assertThat(update.newestTokenSql()).isEqualTo(
+				"SELECT last_token FROM stock WHERE (sku = ?) AND last_token > ? ORDER BY last_token DESC LIMIT 1 FOR UPDATE");
 		assertThat(update.newestTokenArguments(new Object[] { 8, "A-1" }, 2)).containsExactly("A-1", 2L);
 	}
 
