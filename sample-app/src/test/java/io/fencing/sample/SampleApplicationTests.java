@@ -3,8 +3,12 @@ package io.fencing.sample;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.fencing.sample.replay.ReplayResult;
+import io.fencing.sample.replay.ReplayWorkers;
 import io.fencing.sample.replay.TimelineReplay;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +32,18 @@ class SampleApplicationTests {
 	@Autowired
 	private StockRepository stock;
 
+	@Autowired
+	private ReplayWorkers workers;
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	@Test
 	void theReplayRefusesTheStaleWriteAndKeepsTheNewOwnersStock() {
 		ReplayResult result = this.replay.run();
@@ -41,6 +57,20 @@ class SampleApplicationTests {
 			.anyMatch((line) -> line.contains("new owner: a=" + result.tokenA() + " b=" + result.tokenB()))
 			.anyMatch((line) -> line.contains("with fence: stock=9 last_token=" + result.tokenB()))
 			.anyMatch((line) -> line.contains("without fence: stock=5"));
+	}
+
+	@Test
+	void theReplayWaitsForAJobRunThatHoldsTheLock() throws Exception {
+		CountDownLatch held = new CountDownLatch(1);
+		CompletableFuture<?> longRun = CompletableFuture.runAsync(() -> this.workers.takeOver(() -> {
+			held.countDown();
+			sleep(Duration.ofMillis(500)); // a job run in progress
+		}));
+		assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
+		ReplayResult result = this.replay.run();
+		assertThat(result.fencedQuantity()).isEqualTo(9);
+		assertThat(result.tokenA()).isGreaterThan(0);
+		longRun.get(10, TimeUnit.SECONDS);
 	}
 
 	@Test

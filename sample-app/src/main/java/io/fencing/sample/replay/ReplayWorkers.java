@@ -15,8 +15,8 @@ import org.springframework.stereotype.Component;
 @Component
 public class ReplayWorkers {
 
-	/** Worker A: takes the lock and runs {@code work} while holding it. */
-	@FencedTask("stock-sync")
+	/** Worker A: takes the lock (after a running job, if any) and runs {@code work} while holding it. */
+	@FencedTask(value = "stock-sync", waitTime = "${stock.replay.takeover-wait}")
 	public FencingToken runAsFirstOwner(Runnable work) {
 		work.run();
 		return FencingContext.current();

@@ -54,25 +54,27 @@ public class TimelineReplay {
 		CountDownLatch aWrote = new CountDownLatch(1);
 		AtomicReference<FencingToken> tokenA = new AtomicReference<>();
 		AtomicReference<String> staleWrite = new AtomicReference<>();
-		Thread workerA = new Thread(() -> this.workers.runAsFirstOwner(() -> {
-			tokenA.set(FencingContext.current());
-			aHolds.countDown();
-			awaitStep(aWakes); // the pause: a GC, a frozen VM, a network stall
-			try {
-				this.stock.updateQuantity(FENCED_SKU, 5);
-				steps.say("A woke up and wrote stock=5 with token %d: accepted (this must not happen)",
-						tokenA.get().value());
+		Thread workerA = new Thread(() -> {
+			FencingToken took = this.workers.runAsFirstOwner(() -> {
+				tokenA.set(FencingContext.current());
+				aHolds.countDown();
+				awaitStep(aWakes); // the pause: a GC, a frozen VM, a network stall
+				try {
+					staleWrite.set(writeAsPausedOwner(steps, tokenA.get()));
+				}
+				finally {
+					aWrote.countDown();
+				}
+			});
+			if (took == null) {
+				aHolds.countDown(); // the lock stayed busy: reported below
 			}
-			catch (StaleWriterException ex) {
-				staleWrite.set(ex.getMessage());
-				steps.say("stale write: token %d is older than accepted token %d", ex.getToken(), ex.getAcceptedToken());
-			}
-			finally {
-				aWrote.countDown();
-			}
-		}), "worker-A");
+		}, "worker-A");
 		workerA.start();
 		awaitStep(aHolds);
+		if (tokenA.get() == null) {
+			throw new IllegalStateException("A could not take stock-sync within stock.replay.takeover-wait");
+		}
 		steps.say("A took stock-sync with token %d and pauses past its lease", tokenA.get().value());
 
 		Optional<FencingToken> early = this.workers.tryWhileBusy();
@@ -104,6 +106,19 @@ public class TimelineReplay {
 
 		return new ReplayResult(steps.lines(), tokenA.get().value(), tokenB.value(), staleWrite.get(),
 				fenced.quantity(), fenced.lastToken(), unfenced.quantity());
+	}
+
+	/** A wakes up and writes 5 with its old token; returns the refusal, or null if accepted. */
+	private String writeAsPausedOwner(Steps steps, FencingToken token) {
+		try {
+			this.stock.updateQuantity(FENCED_SKU, 5);
+			steps.say("A woke up and wrote stock=5 with token %d: accepted (this must not happen)", token.value());
+			return null;
+		}
+		catch (StaleWriterException ex) {
+			steps.say("stale write: token %d is older than accepted token %d", ex.getToken(), ex.getAcceptedToken());
+			return ex.getMessage();
+		}
 	}
 
 	private static void awaitStep(CountDownLatch latch) {
