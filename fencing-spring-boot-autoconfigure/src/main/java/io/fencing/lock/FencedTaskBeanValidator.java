@@ -64,8 +64,8 @@ public class FencedTaskBeanValidator implements BeanPostProcessor, Ordered {
 	private static void checkIntercepted(Object bean, String beanName, Method method, FencedTaskMethod task) {
 		if (!(bean instanceof Advised advised) || !hasFencedTaskAdvisor(advised)) {
 			throw new IllegalStateException(task.description() + " would run without a lock: bean '" + beanName
-					+ "' is not proxied by Spring AOP. Keep spring.aop.auto enabled (the default), or register an "
-					+ "auto-proxy creator");
+					+ "' is not proxied by Spring AOP. Keep spring.aop.auto and spring.aop.proxy-target-class enabled "
+					+ "(the defaults), or register an auto-proxy creator");
 		}
 		if (AopUtils.isJdkDynamicProxy(bean)
 				&& !ClassUtils.hasMethod(bean.getClass(), method.getName(), method.getParameterTypes())) {

@@ -10,6 +10,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -59,6 +61,31 @@ class FencedTaskStartupValidationTests {
 	}
 
 	@Test
+	void aBeanThatIsNotProxiedFails() {
+		this.contextRunner.withPropertyValues("spring.aop.proxy-target-class=false")
+			.withBean(Scheduled.class, InterfaceJob::new)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("InterfaceJob.run()")
+				.hasMessageContaining("is not proxied by Spring AOP"));
+	}
+
+	@Test
+	void aJdkProxyMustDeclareTheMethodOnItsInterface() {
+		ApplicationContextRunner jdkProxies = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class))
+			.withUserConfiguration(JdkProxyConfiguration.class)
+			.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl());
+		jdkProxies.withBean(Scheduled.class, InterfaceJob::new)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("InterfaceJob.run()")
+				.hasMessageContaining("JDK interface proxy"));
+		jdkProxies.withBean(Scheduled.class, DeclaredJob::new)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void placeholdersInTheNameAndDurationsResolveAtStartup() {
 		this.contextRunner.withBean(PlaceholderJob.class)
 			.withPropertyValues("jobs.missing=nightly", "jobs.lease=5s")
@@ -72,6 +99,39 @@ class FencedTaskStartupValidationTests {
 				.hasMessageContaining(method)
 				.hasMessageContaining(reason);
 		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableTransactionManagement(proxyTargetClass = false)
+	static class JdkProxyConfiguration {
+
+	}
+
+	interface Scheduled {
+
+		void tick();
+
+	}
+
+	static class InterfaceJob implements Scheduled {
+
+		@Override
+		public void tick() {
+		}
+
+		@FencedTask("interface-job")
+		public void run() {
+		}
+
+	}
+
+	static class DeclaredJob implements Scheduled {
+
+		@Override
+		@FencedTask("declared-job")
+		public void tick() {
+		}
+
 	}
 
 	static class PrimitiveJob {
