@@ -5,7 +5,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
-import java.sql.Statement;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -21,8 +20,11 @@ import io.fencing.context.TokenBindings;
 import io.fencing.sql.GuardedUpdate;
 import io.fencing.sql.GuardedUpdateParser;
 import io.fencing.sql.UniqueKeys;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcUtils;
@@ -46,12 +48,17 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	/** The default number of rewritten statements kept. */
 	public static final int DEFAULT_STATEMENT_CACHE_SIZE = 512;
 
-	private final ConcurrentLruCache<String, GuardedUpdate> statements;
+	private static final Log logger = LogFactory.getLog(FencedJdbcTemplate.class);
+
+	/** Rewritten statements, and refusals, so that a refused statement is not parsed again. */
+	private final ConcurrentLruCache<String, Rewrite> statements;
 
 	private final UniqueKeys uniqueKeys = new UniqueKeys();
 
-	/** {@code SELECT MAX(token) FROM table} of every table this template has guarded. */
+	/** {@code SELECT MAX(token) FROM table} of every table this template has written a guarded update to. */
 	private final Set<String> newestTokenOfTables = ConcurrentHashMap.newKeySet();
+
+	private volatile @Nullable Dialect dialect;
 
 	/** Guards updates with the {@value #DEFAULT_TOKEN_COLUMN} column. */
 	public FencedJdbcTemplate(DataSource dataSource) {
@@ -68,9 +75,12 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		Assert.isTrue(statementCacheSize > 0, "statementCacheSize must be positive");
 		GuardedUpdateParser parser = new GuardedUpdateParser(tokenColumn);
 		this.statements = new ConcurrentLruCache<>(statementCacheSize, (sql) -> {
-			GuardedUpdate update = parser.parse(sql);
-			this.newestTokenOfTables.add(update.newestTokenOfTableSql());
-			return update;
+			try {
+				return new Rewrite(parser.parse(sql), null);
+			}
+			catch (IllegalArgumentException ex) {
+				return new Rewrite(null, ex.getMessage());
+			}
 		});
 	}
 
@@ -93,20 +103,21 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	public int guardedUpdate(FencingToken token, String sql, @Nullable Object... args) {
 		Assert.notNull(token, "token must not be null");
 		Object[] arguments = (args != null) ? args : new Object[0];
-		GuardedUpdate update = this.statements.get(sql);
+		GuardedUpdate update = rewrite(sql);
 		update.checkArguments(arguments);
 		Integer changed = execute((Connection connection) -> {
-			if (this.uniqueKeys.targetsAtMostOneRow(update, connection)) {
+			Dialect dialect = dialect(connection, update);
+			if (this.uniqueKeys.pinsOneRow(update, arguments, connection)) {
 				// One row: the fenced statement alone is all-or-nothing.
-				int rows = executeUpdate(connection, update.fencedSql(), update.fencedArguments(arguments, token.value()));
-				if (rows == 0) {
-					failIfNewerToken(connection, update, arguments, token);
+				int rows = executeUpdate(connection, update, update.fencedArguments(arguments, token.value()));
+				if (rows != 1) {
+					failIfNewerToken(connection, dialect, update, arguments, token);
 				}
 				return rows;
 			}
 			return inTransaction(connection, () -> {
-				int rows = executeUpdate(connection, update.fencedSql(), update.fencedArguments(arguments, token.value()));
-				failIfNewerToken(connection, update, arguments, token);
+				int rows = executeUpdate(connection, update, update.fencedArguments(arguments, token.value()));
+				failIfNewerToken(connection, dialect, update, arguments, token);
 				return rows;
 			});
 		});
@@ -120,13 +131,13 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	public int[] guardedBatchUpdate(String sql, List<Object[]> batchArgs) {
 		FencingToken token = FencingContext.current();
 		Assert.notNull(batchArgs, "batchArgs must not be null");
-		GuardedUpdate update = this.statements.get(sql);
+		GuardedUpdate update = rewrite(sql);
 		batchArgs.forEach(update::checkArguments);
 		if (batchArgs.isEmpty()) {
 			return new int[0];
 		}
 		return execute((Connection connection) -> {
-			boolean oneRowEach = this.uniqueKeys.targetsAtMostOneRow(update, connection);
+			Dialect dialect = dialect(connection, update);
 			return inTransaction(connection, () -> {
 				int[] counts;
 				try (PreparedStatement statement = connection.prepareStatement(update.fencedSql())) {
@@ -138,9 +149,11 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 					}
 					counts = statement.executeBatch();
 				}
+				this.newestTokenOfTables.add(update.newestTokenOfTableSql());
 				for (int i = 0; i < counts.length; i++) {
-					if (!oneRowEach || counts[i] == 0 || counts[i] == Statement.SUCCESS_NO_INFO) {
-						failIfNewerToken(connection, update, batchArgs.get(i), token);
+					Object[] arguments = batchArgs.get(i);
+					if (counts[i] != 1 || !this.uniqueKeys.pinsOneRow(update, arguments, connection)) {
+						failIfNewerToken(connection, dialect, update, arguments, token);
 					}
 				}
 				return counts;
@@ -155,26 +168,67 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	public OptionalLong newestAcceptedToken() {
 		OptionalLong newest = OptionalLong.empty();
 		for (String sql : this.newestTokenOfTables) {
-			Long token = queryForObject(sql, Long.class);
-			if (token != null && (newest.isEmpty() || token > newest.getAsLong())) {
-				newest = OptionalLong.of(token);
+			try {
+				Long token = queryForObject(sql, Long.class);
+				if (token != null && (newest.isEmpty() || token > newest.getAsLong())) {
+					newest = OptionalLong.of(token);
+				}
+			}
+			catch (DataAccessException ex) {
+				// One unreadable table must not keep the others from raising the counter.
+				logger.warn("Could not read the newest token of a guarded table (" + sql + "): " + ex.getMessage());
 			}
 		}
 		return newest;
 	}
 
-	private int executeUpdate(Connection connection, String sql, Object[] arguments) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			applyStatementSettings(statement);
-			new ArgumentPreparedStatementSetter(arguments).setValues(statement);
-			return statement.executeUpdate();
+	private GuardedUpdate rewrite(String sql) {
+		Assert.notNull(sql, "sql must not be null");
+		Rewrite rewrite = this.statements.get(sql);
+		if (rewrite.update() == null) {
+			throw new IllegalArgumentException(rewrite.refusal());
 		}
+		return rewrite.update();
 	}
 
-	private void failIfNewerToken(Connection connection, GuardedUpdate update, Object[] arguments, FencingToken token)
-			throws SQLException {
+	private Dialect dialect(Connection connection, GuardedUpdate update) throws SQLException {
+		Dialect dialect = this.dialect;
+		if (dialect == null) {
+			dialect = Dialect.of(connection.getMetaData().getDatabaseProductName());
+			this.dialect = dialect;
+		}
+		if (dialect == Dialect.MYSQL && update.usesDoublePipe()) {
+			throw new IllegalArgumentException("Guarded update refused: MySQL and MariaDB read '||' as OR (unless "
+					+ "sql_mode has PIPES_AS_CONCAT) where the SQL parser reads a concatenation, so the fence could "
+					+ "not tell which rows the statement targets; write OR, or CONCAT(...): " + update.originalSql());
+		}
+		return dialect;
+	}
+
+	private int executeUpdate(Connection connection, GuardedUpdate update, Object[] arguments) throws SQLException {
+		int rows;
+		try (PreparedStatement statement = connection.prepareStatement(update.fencedSql())) {
+			applyStatementSettings(statement);
+			new ArgumentPreparedStatementSetter(arguments).setValues(statement);
+			rows = statement.executeUpdate();
+		}
+		// Only a table the database accepted a guarded update for is read by the counter repair.
+		this.newestTokenOfTables.add(update.newestTokenOfTableSql());
+		return rows;
+	}
+
+	/**
+	 * Fails when a row the statement targets holds a newer token than {@code token}. A read that
+	 * sees the latest committed rows without locking them, so that a refused writer never stalls
+	 * the owner that fenced it; only a repeatable-read transaction outside PostgreSQL needs a
+	 * locking read to see past its snapshot (its refused UPDATE has locked those rows already).
+	 */
+	private void failIfNewerToken(Connection connection, Dialect dialect, GuardedUpdate update, Object[] arguments,
+			FencingToken token) throws SQLException {
+		boolean locking = dialect != Dialect.POSTGRESQL
+				&& connection.getTransactionIsolation() >= Connection.TRANSACTION_REPEATABLE_READ;
 		Long newer = null;
-		try (PreparedStatement statement = connection.prepareStatement(update.newestTokenSql())) {
+		try (PreparedStatement statement = connection.prepareStatement(update.newestTokenSql(locking))) {
 			applyStatementSettings(statement);
 			new ArgumentPreparedStatementSetter(update.newestTokenArguments(arguments, token.value())).setValues(statement);
 			try (ResultSet result = statement.executeQuery()) {
@@ -219,6 +273,25 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		finally {
 			connection.setAutoCommit(true);
 		}
+	}
+
+	/** A parsed statement, or why it was refused. */
+	private record Rewrite(@Nullable GuardedUpdate update, @Nullable String refusal) {
+	}
+
+	/** The databases whose behaviour the guarded path depends on. */
+	private enum Dialect {
+
+		POSTGRESQL, MYSQL, OTHER;
+
+		static Dialect of(String productName) {
+			String name = productName.toLowerCase(java.util.Locale.ROOT);
+			if (name.contains("postgres")) {
+				return POSTGRESQL;
+			}
+			return (name.contains("mysql") || name.contains("mariadb")) ? MYSQL : OTHER;
+		}
+
 	}
 
 	@FunctionalInterface

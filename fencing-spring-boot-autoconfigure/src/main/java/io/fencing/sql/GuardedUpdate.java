@@ -1,7 +1,8 @@
 package io.fencing.sql;
 
 import java.util.List;
-import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * One UPDATE statement rewritten once so that the database itself compares and stores the fencing
@@ -9,7 +10,7 @@ import java.util.Set;
  * <p>
  * Parameter layout of {@link #fencedSql()}: the statement's SET parameters, the token (the new
  * value of the token column), the statement's WHERE parameters, the token (the fence).
- * {@link #newestTokenSql()} takes the WHERE parameters, then the token, and reads (locking) the
+ * {@link #newestTokenSql(boolean)} takes the WHERE parameters, then the token, and reads the
  * newest token among the rows the statement targets that refused it.
  */
 public final class GuardedUpdate {
@@ -20,6 +21,8 @@ public final class GuardedUpdate {
 
 	private final String newestTokenSql;
 
+	private final String newestTokenLockingSql;
+
 	private final String newestTokenOfTableSql;
 
 	private final int setParameterCount;
@@ -28,19 +31,31 @@ public final class GuardedUpdate {
 
 	private final TableReference table;
 
-	private final Set<String> equalityColumns;
+	private final List<Equality> equalities;
 
-	GuardedUpdate(String originalSql, String fencedSql, String newestTokenSql, String newestTokenOfTableSql,
-			int setParameterCount,
-			int whereParameterCount, TableReference table, Set<String> equalityColumns) {
+	private final boolean doublePipe;
+
+	/** How this statement pins one row of its table, resolved once against the table's keys. */
+	private volatile @Nullable OneRowRule oneRowRule;
+
+	GuardedUpdate(String originalSql, String fencedSql, String newestTokenSql, String newestTokenLockingSql,
+			String newestTokenOfTableSql, int setParameterCount, int whereParameterCount, TableReference table,
+			List<Equality> equalities, boolean doublePipe) {
 		this.originalSql = originalSql;
 		this.fencedSql = fencedSql;
 		this.newestTokenSql = newestTokenSql;
+		this.newestTokenLockingSql = newestTokenLockingSql;
 		this.newestTokenOfTableSql = newestTokenOfTableSql;
 		this.setParameterCount = setParameterCount;
 		this.whereParameterCount = whereParameterCount;
 		this.table = table;
-		this.equalityColumns = equalityColumns;
+		this.equalities = equalities;
+		this.doublePipe = doublePipe;
+	}
+
+	/** The statement as the application wrote it. */
+	public String originalSql() {
+		return this.originalSql;
 	}
 
 	/** The UPDATE that sets and checks the token column in one statement. */
@@ -48,9 +63,12 @@ public final class GuardedUpdate {
 		return this.fencedSql;
 	}
 
-	/** The newest token among the targeted rows holding a newer one than the caller's, read with a lock. */
-	public String newestTokenSql() {
-		return this.newestTokenSql;
+	/**
+	 * The newest token among the targeted rows holding a newer one than the caller's.
+	 * @param locking whether to read with {@code FOR UPDATE}, past a repeatable-read snapshot
+	 */
+	public String newestTokenSql(boolean locking) {
+		return locking ? this.newestTokenLockingSql : this.newestTokenSql;
 	}
 
 	/** {@code SELECT MAX(token)} over the whole table, whatever the lock. */
@@ -63,17 +81,26 @@ public final class GuardedUpdate {
 		return this.table;
 	}
 
+	/** The {@code column = value} conditions on the updated table at the top level of WHERE. */
+	public List<Equality> equalities() {
+		return this.equalities;
+	}
+
 	/**
-	 * Whether the statement pins at most one row: its condition is a conjunction of equalities that
-	 * covers all columns of one of the given unique keys (column names in upper case).
+	 * Whether the statement uses the {@code ||} operator, which MySQL and MariaDB read as OR
+	 * where the parser reads a concatenation.
 	 */
-	public boolean targetsAtMostOneRow(List<Set<String>> uniqueKeys) {
-		for (Set<String> key : uniqueKeys) {
-			if (!key.isEmpty() && this.equalityColumns.containsAll(key)) {
-				return true;
-			}
-		}
-		return false;
+	public boolean usesDoublePipe() {
+		return this.doublePipe;
+	}
+
+	@Nullable
+	OneRowRule oneRowRule() {
+		return this.oneRowRule;
+	}
+
+	void oneRowRule(OneRowRule rule) {
+		this.oneRowRule = rule;
 	}
 
 	/**
@@ -99,7 +126,7 @@ public final class GuardedUpdate {
 		return fenced;
 	}
 
-	/** The arguments of {@link #newestTokenSql()}. */
+	/** The arguments of {@link #newestTokenSql(boolean)}. */
 	public Object[] newestTokenArguments(Object[] args, long token) {
 		Object[] query = new Object[this.whereParameterCount + 1];
 		System.arraycopy(args, this.setParameterCount, query, 0, this.whereParameterCount);
@@ -108,12 +135,40 @@ public final class GuardedUpdate {
 	}
 
 	/**
+	 * An identifier as written in the statement.
+	 *
+	 * @param name the name without its quotes
+	 * @param quoted whether it was quoted, so that its letter case is exact
+	 */
+	public record Identifier(String name, boolean quoted) {
+	}
+
+	/**
 	 * The updated table as written in the statement.
 	 *
 	 * @param qualifier the schema (or catalog) name, {@code null} when unqualified
-	 * @param name the table name, unquoted
+	 * @param name the table name
 	 */
-	public record TableReference(String qualifier, String name) {
+	public record TableReference(@Nullable Identifier qualifier, Identifier name) {
+	}
+
+	/**
+	 * A condition {@code column = value} on the updated table.
+	 *
+	 * @param column the column
+	 * @param argumentIndex the index of the compared argument, or -1 for a literal
+	 * @param literalType {@code String} or {@code Long} for a literal, {@code null} for an argument
+	 */
+	public record Equality(Identifier column, int argumentIndex, @Nullable Class<?> literalType) {
+
+		static Equality parameter(Identifier column, int argumentIndex) {
+			return new Equality(column, argumentIndex, null);
+		}
+
+		static Equality literal(Identifier column, Class<?> type) {
+			return new Equality(column, -1, type);
+		}
+
 	}
 
 }

@@ -1,16 +1,16 @@
 package io.fencing.sql;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import io.fencing.sql.GuardedUpdate.Equality;
+import io.fencing.sql.GuardedUpdate.Identifier;
 import io.fencing.sql.GuardedUpdate.TableReference;
 import net.sf.jsqlparser.JSQLParserException;
 import net.sf.jsqlparser.expression.Expression;
@@ -18,12 +18,16 @@ import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.JdbcNamedParameter;
 import net.sf.jsqlparser.expression.JdbcParameter;
 import net.sf.jsqlparser.expression.LongValue;
+import net.sf.jsqlparser.expression.StringValue;
 import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
 import net.sf.jsqlparser.expression.operators.relational.EqualsTo;
 import net.sf.jsqlparser.expression.operators.relational.GreaterThan;
 import net.sf.jsqlparser.expression.operators.relational.MinorThanEquals;
 import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
+import net.sf.jsqlparser.parser.CCJSqlParser;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
+import net.sf.jsqlparser.parser.StringProvider;
+import net.sf.jsqlparser.parser.Token;
 import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.statement.Statement;
@@ -35,26 +39,26 @@ import net.sf.jsqlparser.statement.select.PlainSelect;
 import net.sf.jsqlparser.statement.update.Update;
 import net.sf.jsqlparser.statement.update.UpdateSet;
 import net.sf.jsqlparser.util.TablesNamesFinder;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 import org.springframework.util.CollectionUtils;
 
 /**
  * Parses an UPDATE with JSqlParser and rewrites it into a {@link GuardedUpdate}. Runs once per SQL
- * string; the result is cached by the caller.
+ * string; the result, or the refusal, is cached by the caller.
  */
 public final class GuardedUpdateParser {
 
+	/** A statement that takes longer than this to parse is refused rather than stalling its caller. */
+	private static final long PARSE_TIMEOUT_MILLIS = 2000;
+
 	/**
-	 * JSqlParser runs each parse on an executor to enforce its timeout, and creates a thread per
-	 * call when given none. One shared daemon thread, gone when idle, serves every cache miss.
+	 * JSqlParser runs each parse on an executor to enforce its timeout. Daemon threads, as many as
+	 * parse at once and gone when idle, so that one slow statement never delays another.
 	 */
-	private static final ExecutorService PARSER_THREAD = new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS,
-			new LinkedBlockingQueue<>(), (task) -> {
-				Thread thread = new Thread(task, "fencing-sql-parser");
-				thread.setDaemon(true);
-				return thread;
-			});
+	private static final ExecutorService PARSER_THREADS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30,
+			TimeUnit.SECONDS, new SynchronousQueue<>(), new ParserThreadFactory());
 
 	private final String tokenColumn;
 
@@ -70,60 +74,112 @@ public final class GuardedUpdateParser {
 	 */
 	public GuardedUpdate parse(String sql) {
 		Assert.hasText(sql, "sql must not be blank");
-		Update update = singleUpdate(sql);
+		Parsed parsed = parseStatements(sql);
+		Update update = singleUpdate(parsed.statements(), sql);
 		rejectUnsupportedClauses(update, sql);
+		rejectUnsupportedParameters(update, sql);
 		for (UpdateSet set : update.getUpdateSets()) {
 			for (Column column : set.getColumns()) {
-				if (sameIdentifier(column.getColumnName(), this.tokenColumn)) {
+				if (unquote(column.getColumnName()).equalsIgnoreCase(this.tokenColumn)) {
 					throw refused(sql, "it already sets the token column '" + this.tokenColumn
 							+ "'; the guarded update sets it to the fencing token itself");
 				}
 			}
 		}
-		int setParameters = 0;
-		for (UpdateSet set : update.getUpdateSets()) {
-			setParameters += countParameters(set.getValues(), sql);
-		}
 		Expression where = update.getWhere();
-		int whereParameters = (where != null) ? countParameters(where, sql) : 0;
-
 		Table table = update.getTable();
+		List<Equality> equalities = equalities(where, table);
+
+		// The driver binds the parameters of the statement that runs, the parser's own rendering:
+		// count them there, SET first (they precede WHERE in an UPDATE without FROM or JOIN).
+		update.setWhere(null);
+		int setParameters = parseStatements(update.toString()).parameterCount();
+		update.setWhere(where);
+		int whereParameters = parameterCountOf(update.toString(), sql) - setParameters;
+		if (setParameters + whereParameters != parsed.parameterCount()) {
+			throw refused(sql, "the SQL parser read " + parsed.parameterCount() + " parameter(s) but renders "
+					+ (setParameters + whereParameters) + "; write the statement without this construct");
+		}
+
 		Column fenceColumn = tokenColumnOf(table);
 		Expression originalCondition = (where != null) ? new ParenthesedExpressionList<>(where) : null;
-
 		update.addUpdateSet(new Column(this.tokenColumn), new JdbcParameter());
 		update.setWhere(and(originalCondition, new MinorThanEquals(fenceColumn, new JdbcParameter())));
 		String fencedSql = update.toString();
 
-		// A locking read: in a repeatable-read transaction (MySQL's and MariaDB's default) a plain
-		// SELECT would read the caller's snapshot and miss the newer token that refused the UPDATE.
 		PlainSelect newestToken = new PlainSelect().addSelectItem(fenceColumn)
 			.withFromItem(table)
 			.withWhere(and(originalCondition, new GreaterThan(fenceColumn, new JdbcParameter())));
 		newestToken.addOrderByElements(new OrderByElement().withExpression(fenceColumn).withAsc(false));
 		newestToken.setLimit(new Limit().withRowCount(new LongValue(1)));
+		String newestTokenSql = newestToken.toString();
 		newestToken.setForMode(ForMode.UPDATE);
+		String newestTokenLockingSql = newestToken.toString();
 
 		Table unaliased = new Table(table.getSchemaName(), table.getName());
 		PlainSelect newestTokenOfTable = new PlainSelect()
 			.addSelectItem(new Function("MAX", new Column(this.tokenColumn)))
 			.withFromItem(unaliased);
 
-		return new GuardedUpdate(sql, fencedSql, newestToken.toString(), newestTokenOfTable.toString(), setParameters,
-				whereParameters,
-				new TableReference(unquote(table.getSchemaName()), unquote(table.getName())),
-				equalityColumns(where, table));
+		return new GuardedUpdate(sql, fencedSql, newestTokenSql, newestTokenLockingSql, newestTokenOfTable.toString(),
+				setParameters, whereParameters, new TableReference(identifier(table.getSchemaName()),
+						identifier(table.getName())),
+				equalities, parsed.hasDoublePipe());
 	}
 
-	private static Update singleUpdate(String sql) {
-		Statements statements;
+	/**
+	 * Parses like {@link CCJSqlParserUtil#parseStatements(String)}: simple parsing first, complex
+	 * parsing when that fails. Keeps the parser's own count of JDBC parameters, which sees every
+	 * {@code ?} of the grammar, and whether {@code ||} occurs as an operator.
+	 */
+	private static Parsed parseStatements(String sql) {
 		try {
-			statements = CCJSqlParserUtil.parseStatements(sql, PARSER_THREAD, null);
+			try {
+				return parseStatements(sql, false);
+			}
+			catch (JSQLParserException ex) {
+				if (CCJSqlParserUtil.getNestingDepth(sql) > CCJSqlParserUtil.ALLOWED_NESTING_DEPTH) {
+					throw ex;
+				}
+				return parseStatements(sql, true);
+			}
 		}
 		catch (JSQLParserException ex) {
-			throw new IllegalArgumentException("Guarded update refused: cannot parse the SQL ("
-					+ rootMessage(ex) + "): " + sql, ex);
+			throw new IllegalArgumentException("Guarded update refused: cannot parse the SQL (" + rootMessage(ex)
+					+ "): " + sql, ex);
 		}
+		catch (RuntimeException | StackOverflowError ex) {
+			// JSqlParser fails on some inputs (deep nesting) with errors of its own.
+			throw new IllegalArgumentException("Guarded update refused: the SQL parser failed on it ("
+					+ rootMessage(ex) + "); simplify the statement: " + sql, ex);
+		}
+	}
+
+	private static Parsed parseStatements(String sql, boolean complex) throws JSQLParserException {
+		CountingParser parser = new CountingParser(sql);
+		parser.withAllowComplexParsing(complex).withTimeOut(PARSE_TIMEOUT_MILLIS);
+		Token first = parser.token;
+		Statements statements = CCJSqlParserUtil.parseStatements(parser, PARSER_THREADS);
+		boolean doublePipe = false;
+		for (Token token = first.next; token != null && token.image != null && !token.image.isEmpty();
+				token = token.next) {
+			if (token.image.equals("||")) {
+				doublePipe = true;
+			}
+		}
+		return new Parsed(statements, parser.parameterCount(), doublePipe);
+	}
+
+	private static int parameterCountOf(String rendered, String sql) {
+		try {
+			return parseStatements(rendered, true).parameterCount();
+		}
+		catch (JSQLParserException ex) {
+			throw refused(sql, "the SQL parser cannot read back its own rendering of it (" + rootMessage(ex) + ")");
+		}
+	}
+
+	private static Update singleUpdate(Statements statements, String sql) {
 		if (statements.size() != 1) {
 			throw refused(sql, "it holds " + statements.size() + " statements, a guarded update takes exactly one UPDATE");
 		}
@@ -161,8 +217,8 @@ public final class GuardedUpdateParser {
 		}
 	}
 
-	private static int countParameters(Expression expression, String sql) {
-		int[] count = { 0 };
+	/** Named and numbered parameters would not line up with the token's positions. */
+	private static void rejectUnsupportedParameters(Update update, String sql) {
 		TablesNamesFinder<Void> finder = new TablesNamesFinder<>() {
 
 			@Override
@@ -170,7 +226,6 @@ public final class GuardedUpdateParser {
 				if (parameter.isUseFixedIndex()) {
 					throw refused(sql, "numbered parameters (?" + parameter.getIndex() + ") are not supported, use ?");
 				}
-				count[0]++;
 				return null;
 			}
 
@@ -180,8 +235,12 @@ public final class GuardedUpdateParser {
 			}
 
 		};
-		finder.getTables(expression);
-		return count[0];
+		for (UpdateSet set : update.getUpdateSets()) {
+			set.getValues().forEach(finder::getTables);
+		}
+		if (update.getWhere() != null) {
+			finder.getTables(update.getWhere());
+		}
 	}
 
 	private Column tokenColumnOf(Table table) {
@@ -193,43 +252,47 @@ public final class GuardedUpdateParser {
 		return new Column(this.tokenColumn);
 	}
 
-	private static Expression and(Expression condition, Expression fence) {
+	private static Expression and(@Nullable Expression condition, Expression fence) {
 		return (condition != null) ? new AndExpression(condition, fence) : fence;
 	}
 
-	/** Upper-case names of the updated table's columns compared for equality at the top level. */
-	private static Set<String> equalityColumns(Expression where, Table table) {
-		if (where == null) {
-			return Collections.emptySet();
+	/** The equalities {@code column = value} of the updated table's columns at the top level. */
+	private static List<Equality> equalities(@Nullable Expression where, Table table) {
+		List<Equality> equalities = new ArrayList<>();
+		if (where != null) {
+			collectEqualities(where, table, equalities);
 		}
-		Set<String> columns = new LinkedHashSet<>();
-		collectEqualityColumns(where, table, columns);
-		return Collections.unmodifiableSet(columns);
+		return List.copyOf(equalities);
 	}
 
-	private static void collectEqualityColumns(Expression expression, Table table, Set<String> columns) {
+	private static void collectEqualities(Expression expression, Table table, List<Equality> equalities) {
 		if (expression instanceof ParenthesedExpressionList<?> parenthesed && parenthesed.size() == 1) {
-			collectEqualityColumns(parenthesed.get(0), table, columns);
+			collectEqualities(parenthesed.get(0), table, equalities);
 		}
 		else if (expression instanceof AndExpression and) {
-			collectEqualityColumns(and.getLeftExpression(), table, columns);
-			collectEqualityColumns(and.getRightExpression(), table, columns);
+			collectEqualities(and.getLeftExpression(), table, equalities);
+			collectEqualities(and.getRightExpression(), table, equalities);
 		}
 		else if (expression instanceof EqualsTo equals) {
-			addIfColumnOfTable(equals.getLeftExpression(), equals.getRightExpression(), table, columns);
-			addIfColumnOfTable(equals.getRightExpression(), equals.getLeftExpression(), table, columns);
+			addIfColumnOfTable(equals.getLeftExpression(), equals.getRightExpression(), table, equalities);
+			addIfColumnOfTable(equals.getRightExpression(), equals.getLeftExpression(), table, equalities);
 		}
 	}
 
-	private static void addIfColumnOfTable(Expression side, Expression other, Table table, Set<String> columns) {
-		if (side instanceof Column column && isValue(other) && belongsTo(column, table)) {
-			columns.add(unquote(column.getColumnName()).toUpperCase(Locale.ROOT));
+	private static void addIfColumnOfTable(Expression side, Expression other, Table table, List<Equality> equalities) {
+		if (!(side instanceof Column column) || !belongsTo(column, table)) {
+			return;
 		}
-	}
-
-	private static boolean isValue(Expression expression) {
-		return expression instanceof JdbcParameter || expression instanceof net.sf.jsqlparser.expression.StringValue
-				|| expression instanceof LongValue;
+		Identifier name = identifier(column.getColumnName());
+		if (other instanceof JdbcParameter parameter && !parameter.isUseFixedIndex()) {
+			equalities.add(Equality.parameter(name, parameter.getIndex() - 1));
+		}
+		else if (other instanceof StringValue) {
+			equalities.add(Equality.literal(name, String.class));
+		}
+		else if (other instanceof LongValue) {
+			equalities.add(Equality.literal(name, Long.class));
+		}
 	}
 
 	private static boolean belongsTo(Column column, Table table) {
@@ -238,16 +301,20 @@ public final class GuardedUpdateParser {
 			return true;
 		}
 		String name = qualifier.getName();
-		return (table.getAlias() != null) ? sameIdentifier(name, table.getAlias().getName())
-				: sameIdentifier(name, table.getName());
+		return (table.getAlias() != null) ? name.equals(table.getAlias().getName()) : name.equals(table.getName());
 	}
 
-	private static boolean sameIdentifier(String a, String b) {
-		return unquote(a).equalsIgnoreCase(unquote(b));
+	@Nullable
+	private static Identifier identifier(@Nullable String written) {
+		if (written == null) {
+			return null;
+		}
+		String unquoted = unquote(written);
+		return new Identifier(unquoted, !unquoted.equals(written));
 	}
 
 	static String unquote(String identifier) {
-		if (identifier == null || identifier.length() < 2) {
+		if (identifier.length() < 2) {
 			return identifier;
 		}
 		char first = identifier.charAt(0);
@@ -268,6 +335,35 @@ public final class GuardedUpdateParser {
 		String message = (root.getMessage() != null) ? root.getMessage() : root.getClass().getSimpleName();
 		int lineBreak = message.indexOf('\n');
 		return (lineBreak > 0) ? message.substring(0, lineBreak) : message;
+	}
+
+	private record Parsed(Statements statements, int parameterCount, boolean hasDoublePipe) {
+	}
+
+	/** Exposes the parser's count of the JDBC parameters it read. */
+	private static final class CountingParser extends CCJSqlParser {
+
+		CountingParser(String sql) {
+			super(new StringProvider(sql));
+		}
+
+		int parameterCount() {
+			return this.jdbcParameterIndex;
+		}
+
+	}
+
+	private static final class ParserThreadFactory implements java.util.concurrent.ThreadFactory {
+
+		private final AtomicInteger count = new AtomicInteger();
+
+		@Override
+		public Thread newThread(Runnable task) {
+			Thread thread = new Thread(task, "fencing-sql-parser-" + this.count.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		}
+
 	}
 
 }

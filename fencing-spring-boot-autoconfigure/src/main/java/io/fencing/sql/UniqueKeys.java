@@ -4,37 +4,113 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.fencing.sql.GuardedUpdate.Equality;
+import io.fencing.sql.GuardedUpdate.Identifier;
 import io.fencing.sql.GuardedUpdate.TableReference;
+import io.fencing.sql.OneRowRule.ArgumentCheck;
+import io.fencing.sql.OneRowRule.KeyType;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The primary and unique keys of guarded tables, read once per table from the JDBC metadata. A
  * guarded update that pins one row by such a key is atomic as one statement; any other needs a
- * check of the rows the fence refused, inside a transaction.
+ * check of the rows the fence refused, inside a transaction. Names are matched as the database
+ * stores them: a quoted name exactly, an unquoted one in the letter case the driver reports.
  */
 public final class UniqueKeys {
 
-	private final Map<TableReference, List<Set<String>>> keysByTable = new ConcurrentHashMap<>();
+	private final Map<TableReference, TableKeys> tables = new ConcurrentHashMap<>();
 
-	/** Whether {@code update} changes at most one row of its table. */
-	public boolean targetsAtMostOneRow(GuardedUpdate update, Connection connection) throws SQLException {
-		List<Set<String>> keys = this.keysByTable.get(update.table());
-		if (keys == null) {
-			keys = read(update.table(), connection);
-			this.keysByTable.putIfAbsent(update.table(), keys);
+	private volatile @Nullable IdentifierCase identifierCase;
+
+	/** Whether {@code update}, run with {@code args}, changes at most one row of its table. */
+	public boolean pinsOneRow(GuardedUpdate update, Object[] args, Connection connection) throws SQLException {
+		OneRowRule rule = update.oneRowRule();
+		if (rule == null) {
+			rule = resolve(update, connection);
+			update.oneRowRule(rule);
 		}
-		return update.targetsAtMostOneRow(keys);
+		return rule.pinsOneRow(args);
 	}
 
-	private static List<Set<String>> read(TableReference table, Connection connection) throws SQLException {
+	private OneRowRule resolve(GuardedUpdate update, Connection connection) throws SQLException {
+		if (update.equalities().isEmpty()) {
+			return OneRowRule.NEVER;
+		}
+		IdentifierCase names = identifierCase(connection.getMetaData());
+		TableKeys table = this.tables.get(update.table());
+		if (table == null) {
+			table = read(update.table(), names, connection);
+			this.tables.putIfAbsent(update.table(), table);
+		}
+		List<List<ArgumentCheck>> alternatives = new ArrayList<>();
+		for (Set<String> key : table.keys()) {
+			List<ArgumentCheck> checks = checksPinning(key, table, update.equalities(), names);
+			if (checks != null) {
+				alternatives.add(List.copyOf(checks));
+			}
+		}
+		return alternatives.isEmpty() ? OneRowRule.NEVER : new OneRowRule(List.copyOf(alternatives));
+	}
+
+	/** The argument checks under which the equalities cover {@code key}, or {@code null} if never. */
+	@Nullable
+	private static List<ArgumentCheck> checksPinning(Set<String> key, TableKeys table, List<Equality> equalities,
+			IdentifierCase names) {
+		List<ArgumentCheck> checks = new ArrayList<>();
+		for (String column : key) {
+			KeyType type = KeyType.of(table.columnTypes().getOrDefault(column, Types.OTHER));
+			if (type == null) {
+				return null;
+			}
+			boolean covered = false;
+			for (Equality equality : equalities) {
+				if (!names.stored(equality.column()).equals(column)) {
+					continue;
+				}
+				if (equality.literalType() != null) {
+					if (type.acceptsLiteral(equality.literalType())) {
+						covered = true;
+						break;
+					}
+				}
+				else {
+					checks.add(new ArgumentCheck(equality.argumentIndex(), type));
+					covered = true;
+					break;
+				}
+			}
+			if (!covered) {
+				return null;
+			}
+		}
+		return checks;
+	}
+
+	private IdentifierCase identifierCase(DatabaseMetaData metaData) throws SQLException {
+		IdentifierCase names = this.identifierCase;
+		if (names == null) {
+			names = new IdentifierCase(metaData.storesUpperCaseIdentifiers(), metaData.storesLowerCaseIdentifiers(),
+					metaData.storesUpperCaseQuotedIdentifiers(), metaData.storesLowerCaseQuotedIdentifiers());
+			this.identifierCase = names;
+		}
+		return names;
+	}
+
+	private static TableKeys read(TableReference table, IdentifierCase names, Connection connection)
+			throws SQLException {
 		DatabaseMetaData metaData = connection.getMetaData();
 		String catalog;
 		String schema;
@@ -44,38 +120,19 @@ public final class UniqueKeys {
 		}
 		else if (metaData.supportsSchemasInDataManipulation()) {
 			catalog = null;
-			schema = table.qualifier();
+			schema = names.stored(table.qualifier());
 		}
 		else {
 			// MySQL and MariaDB: a qualified table name names a database, that is a catalog.
-			catalog = table.qualifier();
+			catalog = names.stored(table.qualifier());
 			schema = null;
 		}
-		for (String name : candidateNames(table.name())) {
-			List<Set<String>> keys = read(metaData, catalog, schema, name);
-			if (!keys.isEmpty()) {
-				return List.copyOf(keys);
-			}
-		}
-		return List.of();
-	}
-
-	/** Unquoted identifiers are stored upper case by some databases, lower case by others. */
-	private static Set<String> candidateNames(String name) {
-		Set<String> names = new LinkedHashSet<>();
-		names.add(name);
-		names.add(name.toUpperCase(Locale.ROOT));
-		names.add(name.toLowerCase(Locale.ROOT));
-		return names;
-	}
-
-	private static List<Set<String>> read(DatabaseMetaData metaData, String catalog, String schema, String table)
-			throws SQLException {
+		String name = names.stored(table.name());
 		List<Set<String>> keys = new ArrayList<>();
 		Set<String> primaryKey = new LinkedHashSet<>();
-		try (ResultSet rows = metaData.getPrimaryKeys(catalog, schema, table)) {
+		try (ResultSet rows = metaData.getPrimaryKeys(catalog, schema, name)) {
 			while (rows.next()) {
-				primaryKey.add(rows.getString("COLUMN_NAME").toUpperCase(Locale.ROOT));
+				primaryKey.add(rows.getString("COLUMN_NAME"));
 			}
 		}
 		if (!primaryKey.isEmpty()) {
@@ -83,7 +140,7 @@ public final class UniqueKeys {
 		}
 		Map<String, Set<String>> uniqueIndexes = new LinkedHashMap<>();
 		Set<String> partialIndexes = new LinkedHashSet<>();
-		try (ResultSet rows = metaData.getIndexInfo(catalog, schema, table, true, true)) {
+		try (ResultSet rows = metaData.getIndexInfo(catalog, schema, name, true, true)) {
 			while (rows.next()) {
 				String index = rows.getString("INDEX_NAME");
 				String column = rows.getString("COLUMN_NAME");
@@ -95,12 +152,42 @@ public final class UniqueKeys {
 					partialIndexes.add(index);
 					continue;
 				}
-				uniqueIndexes.computeIfAbsent(index, (name) -> new LinkedHashSet<>()).add(column.toUpperCase(Locale.ROOT));
+				uniqueIndexes.computeIfAbsent(index, (ignored) -> new LinkedHashSet<>()).add(column);
 			}
 		}
 		partialIndexes.forEach(uniqueIndexes::remove);
 		keys.addAll(uniqueIndexes.values());
-		return keys;
+		Map<String, Integer> columnTypes = new HashMap<>();
+		if (!keys.isEmpty()) {
+			// Name arguments are patterns here: keep only the rows of this very table.
+			try (ResultSet rows = metaData.getColumns(catalog, schema, name, null)) {
+				while (rows.next()) {
+					if (name.equals(rows.getString("TABLE_NAME"))
+							&& (schema == null || schema.equals(rows.getString("TABLE_SCHEM")))) {
+						columnTypes.put(rows.getString("COLUMN_NAME"), rows.getInt("DATA_TYPE"));
+					}
+				}
+			}
+		}
+		return new TableKeys(List.copyOf(keys), Map.copyOf(columnTypes));
+	}
+
+	private record TableKeys(List<Set<String>> keys, Map<String, Integer> columnTypes) {
+	}
+
+	/** How the database stores identifiers, as its driver reports. */
+	private record IdentifierCase(boolean upper, boolean lower, boolean quotedUpper, boolean quotedLower) {
+
+		String stored(Identifier identifier) {
+			Objects.requireNonNull(identifier, "identifier");
+			boolean toUpper = identifier.quoted() ? this.quotedUpper : this.upper;
+			boolean toLower = identifier.quoted() ? this.quotedLower : this.lower;
+			if (toUpper) {
+				return identifier.name().toUpperCase(Locale.ROOT);
+			}
+			return toLower ? identifier.name().toLowerCase(Locale.ROOT) : identifier.name();
+		}
+
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
@@ -21,7 +22,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,6 +49,8 @@ abstract class GuardedUpdateContractTests {
 
 	private boolean schemaCreated;
 
+	private final List<String> extraTables = new java.util.ArrayList<>();
+
 	protected abstract DataSource dataSource();
 
 	@BeforeEach
@@ -68,6 +73,7 @@ abstract class GuardedUpdateContractTests {
 	@AfterEach
 	void dropTables() {
 		this.jdbc.execute("DROP TABLE IF EXISTS " + this.stock);
+		this.extraTables.forEach((table) -> this.jdbc.execute("DROP TABLE IF EXISTS " + table));
 		if (this.schemaCreated) {
 			this.jdbc.execute("DROP TABLE IF EXISTS " + this.schema + ".stock");
 			this.jdbc.execute("DROP SCHEMA IF EXISTS " + this.schema);
@@ -244,18 +250,98 @@ abstract class GuardedUpdateContractTests {
 		GuardedUpdateParser parser = new GuardedUpdateParser("last_token");
 		UniqueKeys keys = new UniqueKeys();
 		try (Connection connection = this.dataSource.getConnection()) {
-			assertThat(keys.targetsAtMostOneRow(parser.parse("UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?"),
-					connection))
+			assertThat(keys.pinsOneRow(parser.parse("UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?"),
+					new Object[] { 1, "A-1" }, connection))
 				.as("by primary key").isTrue();
-			assertThat(keys.targetsAtMostOneRow(
+			assertThat(keys.pinsOneRow(
 					parser.parse("UPDATE " + this.stock + " s SET quantity = ? WHERE s.sku = ? AND warehouse = ?"),
-					connection))
+					new Object[] { 1, "A-1", "W1" }, connection))
 				.as("by primary key and more").isTrue();
-			assertThat(keys.targetsAtMostOneRow(
-					parser.parse("UPDATE " + this.stock + " SET quantity = ? WHERE warehouse = ?"), connection))
+			assertThat(keys.pinsOneRow(parser.parse("UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?"),
+					new Object[] { 1, 7 }, connection))
+				.as("by primary key compared with a number").isFalse();
+			assertThat(keys.pinsOneRow(
+					parser.parse("UPDATE " + this.stock + " SET quantity = ? WHERE warehouse = ?"),
+					new Object[] { 1, "W1" }, connection))
 				.as("by a column that is not unique").isFalse();
 		}
 	}
+
+	@Test
+	void aCharacterKeyComparedWithANumberIsNotTrustedToPinOneRow() {
+		String table = this.stock + "_k";
+		this.extraTables.add(table);
+		this.jdbc.execute("CREATE TABLE " + table
+				+ " (sku VARCHAR(32) PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
+		this.jdbc.update("INSERT INTO " + table + " (sku, quantity, last_token) VALUES ('7', 1, 0), ('07', 2, 9), "
+				+ "('007', 3, 0)");
+		List<Map<String, Object>> before = this.jdbc.queryForList("SELECT * FROM " + table + " ORDER BY sku");
+		// MariaDB and H2 compare '7', '07' and '007' equal to 7: a fenced row among them refuses all.
+		assertThatExceptionOfType(DataAccessException.class).isThrownBy(() -> this.jdbc
+			.guardedUpdate(new FencingToken(LOCK, 5), "UPDATE " + table + " SET quantity = ? WHERE sku = ?", 0, 7))
+			.satisfies((ex) -> assertThat(ex).isInstanceOf(comparesNumbersWithCharacterKeys()
+					? StaleWriterException.class : DataAccessException.class));
+		assertThat(this.jdbc.queryForList("SELECT * FROM " + table + " ORDER BY sku")).isEqualTo(before);
+	}
+
+	@Test
+	void aQuotedTableNeverBorrowsTheKeyOfATableNamedInAnotherLetterCase() {
+		String keyed = this.stock + "_q";
+		String quoted = quote(keyed.toUpperCase(java.util.Locale.ROOT).substring(0, 1) + keyed.substring(1));
+		this.extraTables.add(keyed);
+		this.extraTables.add(quoted);
+		this.jdbc.execute("CREATE TABLE " + keyed + " (sku VARCHAR(32) PRIMARY KEY, quantity INT NOT NULL, "
+				+ "last_token BIGINT NOT NULL DEFAULT 0)");
+		this.jdbc.execute("CREATE TABLE " + quoted
+				+ " (sku VARCHAR(32) NOT NULL, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
+		this.jdbc.update("INSERT INTO " + quoted + " (sku, quantity, last_token) VALUES ('A-1', 1, 0), ('A-1', 2, 9)");
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> this.jdbc
+			.guardedUpdate(new FencingToken(LOCK, 5), "UPDATE " + quoted + " SET quantity = ? WHERE sku = ?", 0, "A-1"))
+			.withMessageContaining("token 5 is older than accepted token 9");
+		assertThat(this.jdbc.queryForList("SELECT quantity FROM " + quoted + " ORDER BY quantity", Integer.class))
+			.containsExactly(1, 2);
+	}
+
+	@Test
+	void aRefusedWriterNeverHoldsTheRowOfTheOwnerThatFencedIt() {
+		update(5, "UPDATE %s SET quantity = ? WHERE sku = ?", 50, "A-1");
+		TransactionTemplate readCommitted = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		readCommitted.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		readCommitted.executeWithoutResult((stale) -> {
+			assertThatExceptionOfType(StaleWriterException.class)
+				.isThrownBy(() -> update(4, "UPDATE %s SET quantity = ? WHERE sku = ?", 40, "A-1"));
+			assertThatExceptionOfType(StaleWriterException.class)
+				.isThrownBy(() -> update(4, "UPDATE %s SET quantity = ? WHERE sku IN (?, ?)", 40, "A-1", "Z-9"));
+			// The stale writer's transaction is still open: the owner writes at once or times out.
+			int written = CompletableFuture.supplyAsync(() -> readCommitted.execute((owner) -> {
+				this.jdbc.execute(shortLockTimeout());
+				return update(5, "UPDATE %s SET quantity = ? WHERE sku = ?", 51, "A-1");
+			})).orTimeout(15, TimeUnit.SECONDS).join();
+			assertThat(written).isEqualTo(1);
+		});
+		assertThat(row("A-1")).containsEntry("quantity", 51).containsEntry("last_token", 5L);
+	}
+
+	@Test
+	void theCounterRepairReadsOnlyTablesThatTookAGuardedWrite() {
+		assertThatExceptionOfType(DataAccessException.class).isThrownBy(
+				() -> update(3, "UPDATE %s_missing SET quantity = ? WHERE sku = ?", 1, "A-1"));
+		update(7, "UPDATE %s SET quantity = ? WHERE sku = ?", 1, "A-1");
+		assertThat(this.jdbc.newestAcceptedToken()).hasValue(7);
+	}
+
+	/** Whether the database compares a character column with a number by converting it. */
+	protected boolean comparesNumbersWithCharacterKeys() {
+		return true;
+	}
+
+	/** Quotes an identifier so that its letter case is kept. */
+	protected String quote(String name) {
+		return "\"" + name + "\"";
+	}
+
+	/** A statement that makes this session give up on a row lock within a second. */
+	protected abstract String shortLockTimeout();
 
 	@Test
 	void aBatchIsWrittenWhollyOrNotAtAll() {
@@ -282,7 +368,7 @@ abstract class GuardedUpdateContractTests {
 		assertThat(quantities()).containsExactly(1, 2, 33);
 	}
 
-	private int update(long token, String sql, Object... args) {
+	protected int update(long token, String sql, Object... args) {
 		return this.jdbc.guardedUpdate(new FencingToken(LOCK, token), sql.formatted(this.stock, this.stock), args);
 	}
 
@@ -297,7 +383,7 @@ abstract class GuardedUpdateContractTests {
 		return this.jdbc.queryForList("SELECT quantity FROM " + this.stock + " ORDER BY sku", Integer.class);
 	}
 
-	private List<Map<String, Object>> rows() {
+	protected List<Map<String, Object>> rows() {
 		return this.jdbc.queryForList("SELECT * FROM " + this.stock + " ORDER BY sku");
 	}
 

@@ -16,4 +16,9 @@ class H2GuardedUpdateTests extends GuardedUpdateContractTests {
 		return H2;
 	}
 
+	@Override
+	protected String shortLockTimeout() {
+		return "SET LOCK_TIMEOUT 1000";
+	}
+
 }

@@ -1,14 +1,43 @@
 package io.fencing.jdbc;
 
+import java.util.List;
+import java.util.Map;
+
 import javax.sql.DataSource;
 
 import io.fencing.test.TestServices;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 class MariaDbGuardedUpdateTests extends GuardedUpdateContractTests {
 
 	@Override
 	protected DataSource dataSource() {
 		return TestServices.mariadb();
+	}
+
+	@Override
+	protected String quote(String name) {
+		return "`" + name + "`";
+	}
+
+	@Override
+	protected String shortLockTimeout() {
+		return "SET SESSION innodb_lock_wait_timeout = 1";
+	}
+
+	@Test
+	void refusesTheDoublePipeWhichMariaDbReadsAsOr() {
+		update(9, "UPDATE %s SET quantity = ? WHERE sku = ?", 33, "C-3");
+		List<Map<String, Object>> before = rows();
+		// MariaDB reads this as (sku = 'A-1' AND warehouse = 'W1') OR quantity: every row.
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> update(5, "UPDATE %s SET quantity = ? WHERE sku = ? AND warehouse = ? || quantity", 0,
+					"A-1", "W1"))
+			.withMessageContaining("'||' as OR");
+		assertThat(rows()).isEqualTo(before);
 	}
 
 }

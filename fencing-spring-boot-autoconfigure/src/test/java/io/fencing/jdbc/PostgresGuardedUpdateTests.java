@@ -11,4 +11,14 @@ class PostgresGuardedUpdateTests extends GuardedUpdateContractTests {
 		return TestServices.postgres();
 	}
 
+	@Override
+	protected boolean comparesNumbersWithCharacterKeys() {
+		return false;
+	}
+
+	@Override
+	protected String shortLockTimeout() {
+		return "SET LOCAL lock_timeout = '1s'";
+	}
+
 }

@@ -1,9 +1,11 @@
 package io.fencing.sql;
 
-import java.util.List;
-import java.util.Set;
-
+import io.fencing.sql.GuardedUpdate.Equality;
+import io.fencing.sql.GuardedUpdate.Identifier;
+import io.fencing.sql.GuardedUpdate.TableReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -18,7 +20,9 @@ class GuardedUpdateParserTests {
 		assertThat(update.fencedSql())
 			.isEqualTo("UPDATE stock SET quantity = ?, last_token = ? WHERE (sku = ?) AND last_token <= ?");
 		assertThat(update.fencedArguments(new Object[] { 8, "A-1" }, 2)).containsExactly(8, 2L, "A-1", 2L);
-		assertThat(update.newestTokenSql()).isEqualTo(
+		assertThat(update.newestTokenSql(false)).isEqualTo(
+				"SELECT last_token FROM stock WHERE (sku = ?) AND last_token > ? ORDER BY last_token DESC LIMIT 1");
+		assertThat(update.newestTokenSql(true)).isEqualTo(
 				"SELECT last_token FROM stock WHERE (sku = ?) AND last_token > ? ORDER BY last_token DESC LIMIT 1 FOR UPDATE");
 		assertThat(update.newestTokenArguments(new Object[] { 8, "A-1" }, 2)).containsExactly("A-1", 2L);
 	}
@@ -34,7 +38,7 @@ class GuardedUpdateParserTests {
 		GuardedUpdate update = this.parser.parse("update inv.stock s set quantity = ? where s.sku = ?");
 		assertThat(update.fencedSql())
 			.isEqualTo("UPDATE inv.stock s SET quantity = ?, last_token = ? WHERE (s.sku = ?) AND s.last_token <= ?");
-		assertThat(update.table()).isEqualTo(new GuardedUpdate.TableReference("inv", "stock"));
+		assertThat(update.table()).isEqualTo(new TableReference(new Identifier("inv", false), new Identifier("stock", false)));
 		assertThat(update.newestTokenOfTableSql()).isEqualTo("SELECT MAX(last_token) FROM inv.stock");
 	}
 
@@ -65,15 +69,56 @@ class GuardedUpdateParserTests {
 	}
 
 	@Test
-	void knowsWhenAKeyPinsOneRow() {
-		GuardedUpdate byKey = this.parser.parse("UPDATE stock s SET quantity = ? WHERE s.sku = ? AND warehouse = 'W1'");
-		assertThat(byKey.targetsAtMostOneRow(List.of(Set.of("SKU")))).isTrue();
-		assertThat(byKey.targetsAtMostOneRow(List.of(Set.of("SKU", "WAREHOUSE")))).isTrue();
-		assertThat(byKey.targetsAtMostOneRow(List.of(Set.of("ID")))).isFalse();
-		GuardedUpdate byOr = this.parser.parse("UPDATE stock SET quantity = ? WHERE sku = ? OR sku = ?");
-		assertThat(byOr.targetsAtMostOneRow(List.of(Set.of("SKU")))).isFalse();
-		GuardedUpdate byRange = this.parser.parse("UPDATE stock SET quantity = ? WHERE sku > ?");
-		assertThat(byRange.targetsAtMostOneRow(List.of(Set.of("SKU")))).isFalse();
+	void collectsTheEqualitiesOfTheUpdatedTableAtTheTopLevel() {
+		GuardedUpdate byKey = this.parser
+			.parse("UPDATE stock s SET quantity = ? WHERE s.sku = ? AND warehouse = 'W1' AND \"Bin\" = 7 AND o.x = ?");
+		assertThat(byKey.equalities()).containsExactly(Equality.parameter(new Identifier("sku", false), 1),
+				Equality.literal(new Identifier("warehouse", false), String.class),
+				Equality.literal(new Identifier("Bin", true), Long.class));
+		assertThat(this.parser.parse("UPDATE stock SET quantity = ? WHERE sku = ? OR sku = ?").equalities()).isEmpty();
+		assertThat(this.parser.parse("UPDATE stock SET quantity = ? WHERE sku > ?").equalities()).isEmpty();
+		assertThat(this.parser.parse("UPDATE stock SET quantity = ? WHERE sku = ? || 'x'").equalities()).isEmpty();
+	}
+
+	@Test
+	void tellsWhenTheStatementUsesTheDoublePipeOperator() {
+		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE sku = ? AND wh = ? || qty").usesDoublePipe()).isTrue();
+		assertThat(this.parser.parse("UPDATE t SET note = 'a || b' WHERE sku = ?").usesDoublePipe()).isFalse();
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', textBlock = """
+			UPDATE t SET qty = ? WHERE data ->> ? = ?                                     | 2
+			UPDATE t SET qty = ? WHERE SUBSTRING(sku FROM ? FOR ?) = ?                    | 3
+			UPDATE t SET qty = ? WHERE note LIKE ? ESCAPE ?                               | 2
+			UPDATE t SET qty = arr[?] WHERE sku = ?                                       | 1
+			UPDATE t SET qty = ? WHERE sku IN (SELECT sku FROM f ORDER BY sku LIMIT ? OFFSET ?) | 2
+			UPDATE t SET qty = ? WHERE changed AT TIME ZONE ? > ?                         | 2
+			UPDATE t SET qty = POSITION(? IN sku) WHERE sku = ?                           | 1
+			UPDATE t SET qty = ? WHERE MATCH (note) AGAINST (?)                           | 1
+			UPDATE t SET qty = (SELECT SUM(q) FILTER (WHERE q > ?) FROM f) WHERE sku = ?   | 1
+			UPDATE t SET qty = (SELECT ROW_NUMBER() OVER (ORDER BY q + ?) FROM f LIMIT 1) WHERE sku = ? | 1
+			""")
+	void countsEveryParameterTheParserSees(String sql, int whereParameters) {
+		GuardedUpdate update = this.parser.parse(sql);
+		int setParameters = (int) sql.substring(0, sql.indexOf(" WHERE ")).chars().filter((c) -> c == '?').count();
+		Object[] args = new Object[setParameters + whereParameters];
+		for (int i = 0; i < args.length; i++) {
+			args[i] = "a" + i;
+		}
+		update.checkArguments(args);
+		Object[] fenced = update.fencedArguments(args, 9);
+		assertThat(fenced[setParameters]).isEqualTo(9L);
+		assertThat(fenced[fenced.length - 1]).isEqualTo(9L);
+		assertThat(update.fencedSql().chars().filter((c) -> c == '?').count()).isEqualTo(args.length + 2);
+	}
+
+	@Test
+	void refusesDeeplyNestedParenthesesWithAClearError() {
+		String nested = "(".repeat(17) + "sku = ?" + ")".repeat(17);
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.parser.parse("UPDATE t SET qty = ? WHERE " + nested + " AND (x = "))
+			.withMessageStartingWith("Guarded update refused");
 	}
 
 	@Test
