@@ -29,16 +29,34 @@ public final class FencingContext {
 		return binding.token();
 	}
 
+	/**
+	 * The token bound to this thread for the lock {@code lockName}: the one to pass to a guarded
+	 * write of rows that lock protects when several locks are bound.
+	 * @throws NoFencingTokenException when no token of that lock is bound
+	 */
+	public static FencingToken current(String lockName) {
+		Assert.notNull(lockName, "lockName must not be null");
+		Binding binding = TokenBindings.find(lockName);
+		if (binding == null) {
+			throw new NoFencingTokenException("No fencing token of lock '" + lockName + "' is bound to thread '"
+					+ Thread.currentThread().getName() + "'; bound: " + TokenBindings.tokens());
+		}
+		return binding.token();
+	}
+
 	/** The innermost token bound to this thread, if any. */
 	public static Optional<FencingToken> find() {
 		Binding binding = TokenBindings.current();
 		return (binding != null) ? Optional.of(binding.token()) : Optional.empty();
 	}
 
-	/** Capture the caller's tokens so that another thread runs with them. */
+	/**
+	 * Capture the caller's tokens so that another thread runs with them, for as long as their
+	 * tasks hold their locks: once a task has released its lock, its token is no longer bound.
+	 */
 	public static Runnable wrap(Runnable task) {
 		Assert.notNull(task, "task must not be null");
-		Binding captured = TokenBindings.current();
+		Binding captured = TokenBindings.chain();
 		return () -> {
 			Binding previous = TokenBindings.restore(captured);
 			try {
@@ -53,7 +71,7 @@ public final class FencingContext {
 	/** Capture the caller's tokens so that another thread runs with them. */
 	public static <T> Callable<T> wrap(Callable<T> task) {
 		Assert.notNull(task, "task must not be null");
-		Binding captured = TokenBindings.current();
+		Binding captured = TokenBindings.chain();
 		return () -> {
 			Binding previous = TokenBindings.restore(captured);
 			try {

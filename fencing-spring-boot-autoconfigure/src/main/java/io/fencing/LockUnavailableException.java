@@ -8,6 +8,11 @@ public class LockUnavailableException extends RuntimeException {
 
 	private final String lockName;
 
+	public LockUnavailableException(String lockName, String message) {
+		super(message);
+		this.lockName = lockName;
+	}
+
 	public LockUnavailableException(String lockName, String message, Throwable cause) {
 		super(message, cause);
 		this.lockName = lockName;

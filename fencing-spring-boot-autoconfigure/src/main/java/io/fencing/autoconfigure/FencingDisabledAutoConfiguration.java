@@ -26,7 +26,7 @@ public final class FencingDisabledAutoConfiguration {
 
 		FencingDisabledWarning() {
 			logger.warn("fencing.enabled=false: @FencedTask methods run without a lock or a fencing token, "
-					+ "and no FencedJdbcTemplate is created");
+					+ "and FencedJdbcTemplate's guarded methods run their statements unguarded");
 		}
 
 	}

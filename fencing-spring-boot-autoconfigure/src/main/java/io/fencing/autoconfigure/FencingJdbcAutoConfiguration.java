@@ -3,60 +3,67 @@ package io.fencing.autoconfigure;
 import javax.sql.DataSource;
 
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.lock.AcceptedTokens;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.JdbcProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Auto-configuration of {@link FencedJdbcTemplate}. It runs before Boot's
  * {@code JdbcTemplateAutoConfiguration}, so the fenced template is also the application's
  * {@link JdbcTemplate} (with the {@code spring.jdbc.template.*} settings) rather than a second one.
+ * With {@code fencing.enabled=false} the template still exists, so that the application starts,
+ * and its guarded methods run their statements unguarded.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 		beforeName = "org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration")
 @ConditionalOnClass({ DataSource.class, JdbcTemplate.class, CCJSqlParserUtil.class, JdbcProperties.class })
-@ConditionalOnSingleCandidate(DataSource.class)
-@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @EnableConfigurationProperties({ FencingProperties.class, JdbcProperties.class })
 public final class FencingJdbcAutoConfiguration {
 
+	/** Reads every fenced template of the application, its own ones included, to repair a counter. */
 	@Bean
 	@ConditionalOnMissingBean
-	FencedJdbcTemplate fencedJdbcTemplate(DataSource dataSource, FencingProperties fencing,
-			ObjectProvider<JdbcProperties> jdbcProperties) {
-		FencingProperties.Jdbc jdbc = fencing.getJdbc();
-		FencedJdbcTemplate template = new FencedJdbcTemplate(dataSource, jdbc.getTokenColumn(),
-				jdbc.getStatementCacheSize());
-		jdbcProperties.ifAvailable((properties) -> applyTemplateSettings(template, properties.getTemplate()));
-		return template;
+	FencedTemplatesAcceptedTokens fencedTemplatesAcceptedTokens(ObjectProvider<FencedJdbcTemplate> templates) {
+		return new FencedTemplatesAcceptedTokens(templates);
 	}
 
-	@Bean
-	@ConditionalOnMissingBean(name = "guardedTablesAcceptedTokens")
-	AcceptedTokens guardedTablesAcceptedTokens(FencedJdbcTemplate fencedJdbcTemplate) {
-		return fencedJdbcTemplate::newestAcceptedToken;
-	}
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnSingleCandidate(DataSource.class)
+	static class FencedJdbcTemplateConfiguration {
 
-	private static void applyTemplateSettings(JdbcTemplate template, JdbcProperties.Template settings) {
-		template.setFetchSize(settings.getFetchSize());
-		template.setMaxRows(settings.getMaxRows());
-		if (settings.getQueryTimeout() != null) {
-			template.setQueryTimeout((int) settings.getQueryTimeout().toSeconds());
+		@Bean
+		@ConditionalOnMissingBean
+		FencedJdbcTemplate fencedJdbcTemplate(DataSource dataSource, FencingProperties fencing,
+				ObjectProvider<JdbcProperties> jdbcProperties) {
+			FencingProperties.Jdbc jdbc = fencing.getJdbc();
+			FencedJdbcTemplate template = new FencedJdbcTemplate(dataSource, jdbc.getTokenColumn(),
+					jdbc.getStatementCacheSize());
+			template.setFencingEnabled(fencing.isEnabled());
+			jdbcProperties.ifAvailable((properties) -> applyTemplateSettings(template, properties.getTemplate()));
+			return template;
 		}
-		template.setIgnoreWarnings(settings.isIgnoreWarnings());
-		template.setSkipResultsProcessing(settings.isSkipResultsProcessing());
-		template.setSkipUndeclaredResults(settings.isSkipUndeclaredResults());
-		template.setResultsMapCaseInsensitive(settings.isResultsMapCaseInsensitive());
+
+		private static void applyTemplateSettings(JdbcTemplate template, JdbcProperties.Template settings) {
+			template.setFetchSize(settings.getFetchSize());
+			template.setMaxRows(settings.getMaxRows());
+			if (settings.getQueryTimeout() != null) {
+				template.setQueryTimeout((int) settings.getQueryTimeout().toSeconds());
+			}
+			template.setIgnoreWarnings(settings.isIgnoreWarnings());
+			template.setSkipResultsProcessing(settings.isSkipResultsProcessing());
+			template.setSkipUndeclaredResults(settings.isSkipUndeclaredResults());
+			template.setResultsMapCaseInsensitive(settings.isResultsMapCaseInsensitive());
+		}
+
 	}
 
 }

@@ -202,8 +202,9 @@ public class FencingProperties implements Validator {
 
 	private static void validateTask(Errors errors, String field, String property, @Nullable Duration leaseTime,
 			@Nullable Duration waitTime, @Nullable OnBusy onBusy) {
-		if (leaseTime != null && (leaseTime.isNegative() || leaseTime.isZero())) {
-			errors.rejectValue(field + "leaseTime", "notPositive", property + "lease-time must be positive, was "
+		if (leaseTime != null && leaseTime.compareTo(Duration.ofMillis(1)) < 0) {
+			// Redisson takes milliseconds: a shorter lease would become 0, the watchdog.
+			errors.rejectValue(field + "leaseTime", "tooShort", property + "lease-time must be at least 1ms, was "
 					+ leaseTime + "; leave it unset for the watchdog lease");
 		}
 		if (waitTime != null && waitTime.isNegative()) {

@@ -1,9 +1,10 @@
 package io.fencing.context;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.fencing.FencingToken;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,8 +12,9 @@ import org.jspecify.annotations.Nullable;
  * through {@link io.fencing.FencingContext}.
  * <p>
  * A binding is an immutable chain, so capturing it for another thread is a reference copy, and
- * every binding of one acquisition shares one {@link Acquisition} record that collects the
- * newest token the storage reported while refusing a write.
+ * every binding of one acquisition shares one {@link Acquisition} record. A binding whose
+ * acquisition has ended (its task released the lock) is invisible: work that outlives its task
+ * sees no token rather than a token that no longer holds a lock.
  */
 public final class TokenBindings {
 
@@ -21,21 +23,53 @@ public final class TokenBindings {
 	private TokenBindings() {
 	}
 
-	/** The innermost binding of this thread, or {@code null}. */
+	/** The innermost live binding of this thread, or {@code null}. */
 	@Nullable
 	public static Binding current() {
-		return CURRENT.get();
-	}
-
-	/** The binding of this thread for the given lock, or {@code null}. */
-	@Nullable
-	public static Binding find(String lockName) {
 		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
-			if (binding.token().lockName().equals(lockName)) {
+			if (!binding.acquisition().hasEnded()) {
 				return binding;
 			}
 		}
 		return null;
+	}
+
+	/** The innermost live binding of this thread for the given lock, or {@code null}. */
+	@Nullable
+	public static Binding find(String lockName) {
+		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
+			if (!binding.acquisition().hasEnded() && binding.token().lockName().equals(lockName)) {
+				return binding;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Whether a live binding of another lock than {@code binding}'s is bound outside it: the
+	 * innermost token may then belong to a lock that does not protect the rows being written.
+	 */
+	public static boolean hasOtherLockOutside(Binding binding) {
+		String lockName = binding.token().lockName();
+		for (Binding outer = binding.outer(); outer != null; outer = outer.outer()) {
+			if (!outer.acquisition().hasEnded() && !outer.token().lockName().equals(lockName)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** The tokens of the live bindings of this thread, innermost first, one per lock. */
+	public static List<FencingToken> tokens() {
+		List<FencingToken> tokens = new ArrayList<>(2);
+		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
+			FencingToken token = binding.token();
+			if (!binding.acquisition().hasEnded()
+					&& tokens.stream().noneMatch((bound) -> bound.lockName().equals(token.lockName()))) {
+				tokens.add(token);
+			}
+		}
+		return tokens;
 	}
 
 	/** Binds the acquisition innermost on this thread and returns the binding to restore. */
@@ -44,6 +78,12 @@ public final class TokenBindings {
 		Binding previous = CURRENT.get();
 		CURRENT.set(new Binding(acquisition, previous));
 		return previous;
+	}
+
+	/** The whole chain of this thread, ended bindings included, to capture or restore. */
+	@Nullable
+	public static Binding chain() {
+		return CURRENT.get();
 	}
 
 	/** Makes {@code binding} this thread's bindings and returns the ones it replaced. */
@@ -81,19 +121,57 @@ public final class TokenBindings {
 
 	}
 
-	/** One lock acquisition, and the newest token the storage reported against it. */
+	/**
+	 * One lock acquisition: its token, the end of its lease as this process sees it, whether its
+	 * task has released the lock, and the newest token the storage reported against it.
+	 */
 	public static final class Acquisition {
 
 		private final FencingToken token;
 
+		private final long leaseEndNanos;
+
+		private final boolean fixedLease;
+
+		private volatile boolean ended;
+
 		private final AtomicLong newestRefusingToken = new AtomicLong(Long.MIN_VALUE);
 
+		/** An acquisition whose lease is renewed until its task ends. */
 		public Acquisition(FencingToken token) {
+			this(token, 0, false);
+		}
+
+		/**
+		 * @param token the token of this acquisition
+		 * @param leaseEndNanos {@link System#nanoTime()} when a fixed lease ends
+		 * @param fixedLease whether the lease is fixed (otherwise renewed until the task ends)
+		 */
+		public Acquisition(FencingToken token, long leaseEndNanos, boolean fixedLease) {
 			this.token = token;
+			this.leaseEndNanos = leaseEndNanos;
+			this.fixedLease = fixedLease;
 		}
 
 		public FencingToken token() {
 			return this.token;
+		}
+
+		/** Marks the lock released by its task: bindings captured from it no longer count. */
+		public void end() {
+			this.ended = true;
+		}
+
+		public boolean hasEnded() {
+			return this.ended;
+		}
+
+		/**
+		 * Whether this process still holds the lock of this acquisition as far as it can tell
+		 * without asking Redis: not released, and a fixed lease not yet over.
+		 */
+		public boolean isHeld() {
+			return !this.ended && (!this.fixedLease || System.nanoTime() - this.leaseEndNanos < 0);
 		}
 
 		/** Records a token the storage had accepted when it refused this acquisition's token. */

@@ -1,11 +1,14 @@
 package io.fencing.jdbc;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,6 +20,7 @@ import io.fencing.FencingToken;
 import io.fencing.NoFencingTokenException;
 import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
+import io.fencing.context.TokenBindings.Binding;
 import io.fencing.sql.GuardedUpdate;
 import io.fencing.sql.GuardedUpdateParser;
 import io.fencing.sql.UniqueKeys;
@@ -58,7 +62,11 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	/** {@code SELECT MAX(token) FROM table} of every table this template has written a guarded update to. */
 	private final Set<String> newestTokenOfTables = ConcurrentHashMap.newKeySet();
 
+	private final String tokenColumn;
+
 	private volatile @Nullable Dialect dialect;
+
+	private boolean fencingEnabled = true;
 
 	/** Guards updates with the {@value #DEFAULT_TOKEN_COLUMN} column. */
 	public FencedJdbcTemplate(DataSource dataSource) {
@@ -74,6 +82,7 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		super(dataSource);
 		Assert.isTrue(statementCacheSize > 0, "statementCacheSize must be positive");
 		GuardedUpdateParser parser = new GuardedUpdateParser(tokenColumn);
+		this.tokenColumn = tokenColumn;
 		this.statements = new ConcurrentLruCache<>(statementCacheSize, (sql) -> {
 			try {
 				return new Rewrite(parser.parse(sql), null);
@@ -85,15 +94,28 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	}
 
 	/**
+	 * Whether guarded methods fence their statements (the default). {@code false}, as with
+	 * {@code fencing.enabled=false}, runs each statement as written, with no token and no fence.
+	 */
+	public void setFencingEnabled(boolean fencingEnabled) {
+		this.fencingEnabled = fencingEnabled;
+	}
+
+	/**
 	 * Fenced UPDATE with the current thread's token ({@link FencingContext#current()}).
 	 * @return the number of rows changed; 0 when no row matches the statement's own condition
 	 * @throws StaleWriterException when a targeted row holds a newer token; nothing changed
 	 * @throws NoFencingTokenException when no token is bound; nothing ran
+	 * @throws IllegalStateException when tokens of several locks are bound, so that the one that
+	 * protects these rows is not known; nothing ran
 	 * @throws IllegalArgumentException when {@code sql} is not a single plain UPDATE, or sets the
 	 * token column; nothing ran
 	 */
 	public int guardedUpdate(String sql, @Nullable Object... args) {
-		return guardedUpdate(FencingContext.current(), sql, args);
+		if (!this.fencingEnabled) {
+			return unguardedUpdate(sql, args);
+		}
+		return guardedUpdate(implicitToken(), sql, args);
 	}
 
 	/**
@@ -102,6 +124,9 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	 */
 	public int guardedUpdate(FencingToken token, String sql, @Nullable Object... args) {
 		Assert.notNull(token, "token must not be null");
+		if (!this.fencingEnabled) {
+			return unguardedUpdate(sql, args);
+		}
 		Object[] arguments = (args != null) ? args : new Object[0];
 		GuardedUpdate update = rewrite(sql);
 		update.checkArguments(arguments);
@@ -129,8 +154,12 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	 * @throws StaleWriterException if any entry is fenced; nothing changed
 	 */
 	public int[] guardedBatchUpdate(String sql, List<Object[]> batchArgs) {
-		FencingToken token = FencingContext.current();
 		Assert.notNull(batchArgs, "batchArgs must not be null");
+		if (!this.fencingEnabled) {
+			rewrite(sql);
+			return batchUpdate(sql, batchArgs);
+		}
+		FencingToken token = implicitToken();
 		GuardedUpdate update = rewrite(sql);
 		batchArgs.forEach(update::checkArguments);
 		if (batchArgs.isEmpty()) {
@@ -162,12 +191,28 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	}
 
 	/**
-	 * The newest token accepted in any table this template has guarded, whatever the lock. A full
-	 * read of the token columns: the starter calls it only after Redis lost a token counter.
+	 * The newest token accepted in the tables this template has written guarded updates to,
+	 * whatever the lock. The starter reads it only after Redis was found behind the storage. A
+	 * table that cannot be read is logged and skipped.
 	 */
-	public OptionalLong newestAcceptedToken() {
+	public OptionalLong newestTokenInGuardedTables() {
+		return newest(this.newestTokenOfTables);
+	}
+
+	/**
+	 * The newest token in every table of this template's database that has the token column,
+	 * found from the JDBC metadata, whatever the lock. The starter reads it when a lock's counter
+	 * is missing in Redis, before the first run of that lock writes anything. A table that cannot
+	 * be read is logged and skipped.
+	 */
+	public OptionalLong newestTokenInAllTables() {
+		List<String> queries = execute(this::newestTokenOfEveryTable);
+		return newest((queries != null) ? queries : List.of());
+	}
+
+	private OptionalLong newest(Iterable<String> queries) {
 		OptionalLong newest = OptionalLong.empty();
-		for (String sql : this.newestTokenOfTables) {
+		for (String sql : queries) {
 			try {
 				Long token = queryForObject(sql, Long.class);
 				if (token != null && (newest.isEmpty() || token > newest.getAsLong())) {
@@ -180,6 +225,56 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 			}
 		}
 		return newest;
+	}
+
+	private List<String> newestTokenOfEveryTable(Connection connection) throws SQLException {
+		DatabaseMetaData metaData = connection.getMetaData();
+		String column = metaData.storesUpperCaseIdentifiers() ? this.tokenColumn.toUpperCase(Locale.ROOT)
+				: metaData.storesLowerCaseIdentifiers() ? this.tokenColumn.toLowerCase(Locale.ROOT) : this.tokenColumn;
+		String quote = metaData.getIdentifierQuoteString().trim();
+		List<String> queries = new ArrayList<>();
+		try (ResultSet rows = metaData.getColumns(connection.getCatalog(), null, null, column)) {
+			while (rows.next()) {
+				String name = rows.getString("COLUMN_NAME");
+				if (!this.tokenColumn.equalsIgnoreCase(name)) {
+					continue; // the column name is a pattern: '_' matches any character
+				}
+				String schema = rows.getString("TABLE_SCHEM");
+				String qualifier = (schema != null) ? schema : rows.getString("TABLE_CAT");
+				queries.add("SELECT MAX(" + quote + name + quote + ") FROM "
+						+ ((qualifier != null) ? quote + qualifier + quote + "." : "") + quote
+						+ rows.getString("TABLE_NAME") + quote);
+			}
+		}
+		return queries;
+	}
+
+	/**
+	 * The token of the one lock bound to this thread. Counters of different locks are unrelated
+	 * numbers, so with several locks bound the innermost token may not be the one that protects
+	 * the rows: the caller must say which.
+	 */
+	private static FencingToken implicitToken() {
+		Binding binding = TokenBindings.current();
+		if (binding == null) {
+			return FencingContext.current();
+		}
+		if (TokenBindings.hasOtherLockOutside(binding)) {
+			List<FencingToken> tokens = TokenBindings.tokens();
+			throw new IllegalStateException("Guarded write refused: several locks are bound to this thread "
+					+ tokens.stream().map((token) -> "'" + token.lockName() + "' (token " + token.value() + ")").toList()
+					+ ", and a token of one lock must never authorise writes to rows another lock protects; pass the "
+					+ "token of the lock that protects these rows, for example guardedUpdate(FencingContext.current(\""
+					+ tokens.get(tokens.size() - 1).lockName() + "\"), sql, args...)");
+		}
+		return binding.token();
+	}
+
+	/** The statement as written, still refused when it is not a guardable UPDATE. */
+	private int unguardedUpdate(String sql, @Nullable Object[] args) {
+		Object[] arguments = (args != null) ? args : new Object[0];
+		rewrite(sql).checkArguments(arguments);
+		return update(sql, arguments);
 	}
 
 	private GuardedUpdate rewrite(String sql) {
@@ -285,7 +380,7 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		POSTGRESQL, MYSQL, OTHER;
 
 		static Dialect of(String productName) {
-			String name = productName.toLowerCase(java.util.Locale.ROOT);
+			String name = productName.toLowerCase(Locale.ROOT);
 			if (name.contains("postgres")) {
 				return POSTGRESQL;
 			}

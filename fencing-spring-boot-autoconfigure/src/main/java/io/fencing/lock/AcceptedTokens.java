@@ -3,13 +3,18 @@ package io.fencing.lock;
 import java.util.OptionalLong;
 
 /**
- * The newest fencing token that a guarded storage has accepted, whatever the lock. Read only after
- * Redis was found to have lost a token counter, to raise it above everything already written.
+ * The newest fencing tokens that guarded storages have accepted, whatever the lock. Read only
+ * when Redis may have lost a token counter, to raise it above everything already written.
  */
-@FunctionalInterface
 public interface AcceptedTokens {
 
-	/** The newest accepted token, empty when the storage holds none yet. */
-	OptionalLong newest();
+	/** The newest token accepted in the tables this process has written guarded updates to. */
+	OptionalLong newestInGuardedTables();
+
+	/**
+	 * The newest token in every table that has the token column, found from the database's
+	 * metadata, so that it also covers tables this process has not written to since it started.
+	 */
+	OptionalLong newestInAllTables();
 
 }

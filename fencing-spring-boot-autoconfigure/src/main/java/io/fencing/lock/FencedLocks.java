@@ -1,14 +1,20 @@
 package io.fencing.lock;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.redisson.RedissonFencedLock;
 import org.redisson.RedissonObject;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RScript;
@@ -20,8 +26,12 @@ import org.redisson.command.NoSyncedSlavesException;
  * Acquires and releases Redisson fenced locks for fenced tasks, and repairs a token counter that
  * Redis lost.
  * <p>
- * Every acquisition uses a new {@link RFencedLock} object: a Redisson lock object remembers the
- * lease of its last acquisition, and would carry an expired short lease into a later watchdog run.
+ * Every acquisition has an owner of its own. Redisson names a lock's owner after the client and a
+ * thread id, and lets the same owner re-enter: an acquisition whose reply was lost would be
+ * re-entered by every later run on that thread. Here the thread id is a number drawn for this
+ * acquisition only (negative, so it never equals a real thread's), passed to Redisson's
+ * asynchronous lock API, and used again to release. Every acquisition also uses a new
+ * {@link RFencedLock} object: a lock object remembers the lease of its last acquisition.
  */
 public class FencedLocks {
 
@@ -29,6 +39,8 @@ public class FencedLocks {
 
 	/** Redisson's prefix of the token counter key, {@code redisson_lock_token:{name}}. */
 	private static final String TOKEN_KEY_PREFIX = "redisson_lock_token";
+
+	private static final AtomicLong OWNER_IDS = new AtomicLong();
 
 	/** Raises the counter to the floor, never lowers it; returns 1 when it raised. */
 	private static final String RAISE_COUNTER = """
@@ -39,6 +51,20 @@ public class FencedLocks {
 				return 1
 			end
 			return 0""";
+
+	/**
+	 * While the owner still holds the lock, raises the counter to the floor and issues the next
+	 * token to that owner; returns nil when the lock is no longer held by it.
+	 */
+	private static final String REISSUE_ABOVE = """
+			if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+				return nil
+			end
+			local current = tonumber(redis.call('get', KEYS[2]) or '0')
+			if current < tonumber(ARGV[2]) then
+				redis.call('set', KEYS[2], ARGV[2])
+			end
+			return redis.call('incr', KEYS[2])""";
 
 	private final RedissonClient redisson;
 
@@ -58,74 +84,128 @@ public class FencedLocks {
 	 * Tries to acquire {@code lockName}, waiting up to {@code waitTime}.
 	 * @param leaseTime the fixed lease, or {@code null} for the watchdog
 	 * @return the acquisition, or {@code null} when the lock stayed busy
-	 * @throws LockUnavailableException when Redis failed; nothing is left held
+	 * @throws LockUnavailableException when Redis failed; whatever may have been acquired is given
+	 * back in the background
+	 * @throws InterruptedException when the thread was interrupted while waiting; whatever is
+	 * acquired is given back in the background
 	 */
 	@Nullable
-	public HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime) {
-		RFencedLock lock = this.redisson.getFencedLock(lockName);
+	public HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
+			throws InterruptedException {
+		RedissonFencedLock lock = fencedLock(lockName);
+		long owner = -OWNER_IDS.incrementAndGet();
 		long lease = (leaseTime != null) ? leaseTime.toMillis() : -1;
+		CompletableFuture<Long> acquisition = lock
+			.tryLockAndGetTokenAsync(waitTime.toMillis(), lease, TimeUnit.MILLISECONDS, owner)
+			.toCompletableFuture();
 		Long token;
 		try {
-			token = lock.tryLockAndGetToken(waitTime.toMillis(), lease, TimeUnit.MILLISECONDS);
+			token = acquisition.get();
 		}
-		catch (RuntimeException ex) {
-			// The acquisition may have reached Redis (a replication check fails after the lock and
-			// the counter were written): give back whatever this thread may hold.
-			releaseQuietly(lock);
-			if (isReplicationFailure(ex)) {
+		catch (InterruptedException ex) {
+			// The acquisition may still complete: give it back whenever it does.
+			acquisition.whenComplete((acquired, error) -> giveBack(lock, owner));
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			// The acquisition may have reached Redis with its reply lost, or a replication check
+			// failed after the lock was written: give it back, without keeping the caller.
+			giveBack(lock, owner);
+			Throwable cause = ex.getCause();
+			if (isReplicationFailure(cause)) {
 				throw new LockUnavailableException(lockName, "Redis at " + this.redisDescription
 						+ " could not replicate the acquisition of lock '" + lockName
-						+ "' to any replica in time, so a failover could lose it; the lock was given back and the "
-						+ "task did not run", ex);
+						+ "' to any replica in time, so a failover could lose it; the lock is given back and the "
+						+ "task did not run", cause);
 			}
 			throw new LockUnavailableException(lockName, "Could not acquire lock '" + lockName + "' from Redis at "
-					+ this.redisDescription + " (" + ex.getMessage() + "); the task did not run", ex);
+					+ this.redisDescription + " (" + ((cause != null) ? cause.getMessage() : ex.getMessage())
+					+ "); the task did not run", (cause != null) ? cause : ex);
 		}
 		if (token == null) {
 			return null;
 		}
-		return new HeldLock(lock, new FencingToken(lockName, token), leaseTime, System.nanoTime());
+		return new HeldLock(lock, owner, new FencingToken(lockName, token), leaseTime, System.nanoTime());
 	}
 
 	/**
-	 * Releases a lock taken by {@link #tryAcquire} on this thread. A lock whose lease has expired is
-	 * left alone, whoever holds it now.
-	 * @return {@code false} when the lock was no longer held by this owner
+	 * Releases a lock taken by {@link #tryAcquire}, from any thread, whatever the caller's
+	 * interrupt status. A lock whose lease has expired is left alone, whoever holds it now.
+	 * @return {@code false} when the lock was no longer held by this acquisition
 	 */
 	public boolean release(HeldLock held) {
 		try {
-			held.lock().unlock();
+			held.lock().unlockAsync(held.owner()).toCompletableFuture().join();
 			return true;
 		}
-		catch (IllegalMonitorStateException ex) {
-			return false;
-		}
-		catch (RuntimeException ex) {
+		catch (CompletionException ex) {
+			if (ex.getCause() instanceof IllegalMonitorStateException) {
+				return false;
+			}
 			logger.warn("Could not release lock '" + held.token().lockName() + "' at " + this.redisDescription
-					+ "; it is freed when its lease ends", ex);
+					+ "; it is freed when its lease ends, and no later run can re-enter it", ex.getCause());
 			return true;
 		}
 	}
 
 	/**
-	 * Raises the token counter of {@code lockName} to at least {@code acceptedToken}, so that the next
+	 * Raises the token counter of the held lock to at least {@code acceptedToken}, so that the next
 	 * acquisition gets a newer token than the storage holds. Used when the storage refused a token
 	 * that the counter issued after Redis lost it.
 	 * @return whether the counter was behind and has been raised
 	 */
 	public boolean raiseTokenCounter(HeldLock held, long acceptedToken) {
-		String key = tokenKey(held.lock());
-		Long raised = this.redisson.getScript(StringCodec.INSTANCE)
-			.eval(key, RScript.Mode.READ_WRITE, RAISE_COUNTER, RScript.ReturnType.LONG, List.of(key), acceptedToken);
+		Long raised = script().eval(held.lock().getName(), RScript.Mode.READ_WRITE, RAISE_COUNTER,
+				RScript.ReturnType.LONG, List.of(rawKey(tokenKey(held.lock()))), String.valueOf(acceptedToken));
 		return raised != null && raised == 1L;
 	}
 
-	private static String tokenKey(RFencedLock lock) {
-		String rawName = (lock instanceof RedissonObject object) ? object.getRawName() : lock.getName();
-		return RedissonObject.prefixName(TOKEN_KEY_PREFIX, rawName);
+	/**
+	 * Issues the held lock a new token above {@code floor}, while it still holds the lock.
+	 * @return the new token, or {@code null} when this acquisition no longer holds the lock
+	 */
+	@Nullable
+	public FencingToken reissueAbove(HeldLock held, long floor) {
+		RedissonFencedLock lock = held.lock();
+		String ownerField = lock.getServiceManager().getId() + ":" + held.owner();
+		Long token = script().eval(lock.getName(), RScript.Mode.READ_WRITE, REISSUE_ABOVE,
+				RScript.ReturnType.LONG, List.of(rawKey(lock.getRawName()), rawKey(tokenKey(lock))), ownerField,
+				String.valueOf(floor));
+		return (token != null) ? new FencingToken(held.token().lockName(), token) : null;
 	}
 
-	private static boolean isReplicationFailure(Throwable ex) {
+	private RScript script() {
+		return this.redisson.getScript(StringCodec.INSTANCE);
+	}
+
+	private RedissonFencedLock fencedLock(String lockName) {
+		RFencedLock lock = this.redisson.getFencedLock(lockName);
+		if (lock instanceof RedissonFencedLock fenced) {
+			return fenced;
+		}
+		throw new IllegalStateException("The RedissonClient returned a " + lock.getClass().getName()
+				+ " for lock '" + lockName + "'; fenced tasks need Redisson's own RedissonFencedLock");
+	}
+
+	/** The counter key, named as Redisson names it from the already mapped lock name. */
+	private static String tokenKey(RedissonFencedLock lock) {
+		return RedissonObject.prefixName(TOKEN_KEY_PREFIX, lock.getRawName());
+	}
+
+	/** A key Redisson sends as it is: a String key would go through the client's NameMapper again. */
+	private static byte[] rawKey(String key) {
+		return key.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private void giveBack(RedissonFencedLock lock, long owner) {
+		lock.unlockAsync(owner).whenComplete((released, error) -> {
+			if (error == null && logger.isDebugEnabled()) {
+				logger.debug("Gave back lock '" + lock.getName() + "' of an acquisition the caller did not see");
+			}
+		});
+	}
+
+	private static boolean isReplicationFailure(@Nullable Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			if (cause instanceof NoSyncedSlavesException) {
 				return true;
@@ -134,26 +214,23 @@ public class FencedLocks {
 		return false;
 	}
 
-	private static void releaseQuietly(RFencedLock lock) {
-		try {
-			if (lock.isHeldByCurrentThread()) {
-				lock.unlock();
-			}
-		}
-		catch (RuntimeException ex) {
-			// Redis is failing: the lease, if any was written, expires by itself.
-		}
-	}
-
 	/**
 	 * A lock held by a running task.
 	 *
 	 * @param lock the Redisson lock object of this acquisition only
+	 * @param owner the owner id of this acquisition, Redisson's "thread id"
 	 * @param token the token of this acquisition
 	 * @param leaseTime the fixed lease, {@code null} for the watchdog
 	 * @param acquiredAtNanos {@link System#nanoTime()} at acquisition
 	 */
-	public record HeldLock(RFencedLock lock, FencingToken token, @Nullable Duration leaseTime, long acquiredAtNanos) {
+	public record HeldLock(RedissonFencedLock lock, long owner, FencingToken token, @Nullable Duration leaseTime,
+			long acquiredAtNanos) {
+
+		/** The same acquisition with the token reissued to it. */
+		HeldLock withToken(FencingToken newToken) {
+			return new HeldLock(this.lock, this.owner, newToken, this.leaseTime, this.acquiredAtNanos);
+		}
+
 	}
 
 }

@@ -3,15 +3,21 @@ package io.fencing.lock;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import io.fencing.FencedTask;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
@@ -24,14 +30,60 @@ import org.springframework.util.ClassUtils;
  * bean is not proxied so that the method would run without a lock. Runs after the auto-proxy
  * creator, on the final bean.
  */
-public class FencedTaskBeanValidator implements BeanPostProcessor, Ordered {
+public class FencedTaskBeanValidator implements BeanPostProcessor, Ordered, BeanFactoryAware,
+		SmartInitializingSingleton {
 
 	private final Supplier<FencedTaskMethods> methods;
 
 	private final Set<Class<?>> classesWithoutTasks = ConcurrentHashMap.newKeySet();
 
+	private @Nullable ConfigurableListableBeanFactory beanFactory;
+
 	public FencedTaskBeanValidator(Supplier<FencedTaskMethods> methods) {
 		this.methods = methods;
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		if (beanFactory instanceof ConfigurableListableBeanFactory listable) {
+			this.beanFactory = listable;
+		}
+	}
+
+	/**
+	 * Fails the startup on a {@code fencing.tasks.<name>} key that no task has: its settings would
+	 * be silently ignored (Boot's binding drops characters such as {@code :} and {@code #} from a
+	 * map key written without brackets). Reads the bean types, so lazy beans count too.
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		FencedTaskMethods resolver = this.methods.get();
+		if (resolver.configuredTaskNames().isEmpty() || this.beanFactory == null) {
+			return;
+		}
+		Set<String> known = new TreeSet<>();
+		for (String beanName : this.beanFactory.getBeanDefinitionNames()) {
+			Class<?> type = this.beanFactory.getType(beanName, false);
+			if (type == null) {
+				continue;
+			}
+			Class<?> userClass = ClassUtils.getUserClass(type);
+			if (!AnnotationUtils.isCandidateClass(userClass, FencedTask.class)) {
+				continue;
+			}
+			tasksOf(userClass).forEach((method, task) -> known
+				.add(resolver.taskName(task, ClassUtils.getQualifiedMethodName(method, userClass))));
+		}
+		Set<String> unknown = new TreeSet<>(resolver.configuredTaskNames());
+		unknown.removeAll(known);
+		if (!unknown.isEmpty()) {
+			throw new IllegalStateException("fencing.tasks has settings for " + unknown.stream()
+				.map((name) -> "'" + name + "'")
+				.toList() + ", which no @FencedTask has; the tasks are " + known
+					+ ". A name with characters other than letters, digits and '-' (such as ':', '.' or '#{...}') "
+					+ "must be written in brackets to keep them: fencing.tasks[stock-sync:#{#sku}].lease-time=5s, "
+					+ "or in YAML a key \"[stock-sync:#{#sku}]\"");
+		}
 	}
 
 	@Override
@@ -46,9 +98,7 @@ public class FencedTaskBeanValidator implements BeanPostProcessor, Ordered {
 				|| !AnnotationUtils.isCandidateClass(targetClass, FencedTask.class)) {
 			return bean;
 		}
-		Map<Method, FencedTask> tasks = MethodIntrospector.selectMethods(targetClass,
-				(MethodIntrospector.MetadataLookup<FencedTask>) (method) -> AnnotatedElementUtils
-					.findMergedAnnotation(method, FencedTask.class));
+		Map<Method, FencedTask> tasks = tasksOf(targetClass);
 		if (tasks.isEmpty()) {
 			this.classesWithoutTasks.add(targetClass);
 			return bean;
@@ -59,6 +109,11 @@ public class FencedTaskBeanValidator implements BeanPostProcessor, Ordered {
 			checkIntercepted(bean, beanName, method, task);
 		});
 		return bean;
+	}
+
+	private static Map<Method, FencedTask> tasksOf(Class<?> type) {
+		return MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<FencedTask>) (
+				method) -> AnnotatedElementUtils.findMergedAnnotation(method, FencedTask.class));
 	}
 
 	private static void checkIntercepted(Object bean, String beanName, Method method, FencedTaskMethod task) {

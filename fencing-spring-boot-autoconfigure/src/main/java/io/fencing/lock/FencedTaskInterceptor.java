@@ -2,6 +2,10 @@ package io.fencing.lock;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.fencing.FencingToken;
@@ -35,10 +39,18 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	/** The {@code @FencedTask} value, before SpEL: one value per task, not per lock. */
 	public static final String TASK_KEY = "task";
 
-	/** {@code ran}, {@code skipped}, {@code busy}, {@code unavailable}, {@code stale} or {@code failed}. */
+	/**
+	 * {@code ran}, {@code skipped}, {@code busy}, {@code interrupted}, {@code unavailable},
+	 * {@code stale} or {@code failed}.
+	 */
 	public static final String OUTCOME_KEY = "outcome";
 
 	private static final Log logger = LogFactory.getLog(FencedTaskInterceptor.class);
+
+	/** A lock that stays busy is reported at INFO at most this often, so that skips are seen. */
+	private static final long BUSY_REPORT_INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
+
+	private static final int MAX_BUSY_LOCKS_TRACKED = 10_000;
 
 	private final Supplier<FencedTaskMethods> methods;
 
@@ -46,19 +58,23 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 
 	private final Supplier<ObservationRegistry> observations;
 
-	private final Supplier<List<AcceptedTokens>> storages;
+	private final Supplier<List<AcceptedTokens>> acceptedTokens;
+
+	/** Per busy lock: when it was first found busy and when that was last reported. */
+	private final Map<String, long[]> busySince = new ConcurrentHashMap<>();
 
 	/**
 	 * The collaborators are looked up on first use: the interceptor is created while the context
 	 * still registers its post-processors.
-	 * @param storages the guarded storages, read to repair a token counter that Redis lost
+	 * @param acceptedTokens the tokens accepted by the guarded storages, read to repair a token
+	 * counter that Redis lost
 	 */
 	public FencedTaskInterceptor(Supplier<FencedTaskMethods> methods, Supplier<FencedLocks> locks,
-			Supplier<ObservationRegistry> observations, Supplier<List<AcceptedTokens>> storages) {
+			Supplier<ObservationRegistry> observations, Supplier<List<AcceptedTokens>> acceptedTokens) {
 		this.methods = methods;
 		this.locks = locks;
 		this.observations = observations;
-		this.storages = storages;
+		this.acceptedTokens = acceptedTokens;
 	}
 
 	@Override
@@ -89,20 +105,40 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		String lockName = task.lockName(invocation.getArguments(), target);
 
 		Binding outer = TokenBindings.find(lockName);
-		if (outer != null) {
+		if (outer != null && outer.acquisition().isHeld()) {
 			// Re-acquiring would issue a newer token and fence the outer run of the same lock.
 			Object result = proceedWith(outer.acquisition(), invocation);
 			observation.lowCardinalityKeyValue(OUTCOME_KEY, "ran");
 			return result;
 		}
 		FencedLocks locks = this.locks.get();
-		HeldLock held = locks.tryAcquire(lockName, task.waitTime(), task.leaseTime());
+		HeldLock held;
+		try {
+			held = locks.tryAcquire(lockName, task.waitTime(), task.leaseTime());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			observation.lowCardinalityKeyValue(OUTCOME_KEY, "interrupted");
+			return notAcquired(task, lockName, "the thread was interrupted while waiting for lock '" + lockName + "'",
+					true);
+		}
 		if (held == null) {
 			Object skipped = busy(task, lockName);
 			observation.lowCardinalityKeyValue(OUTCOME_KEY, "skipped");
 			return skipped;
 		}
-		Acquisition acquisition = new Acquisition(held.token());
+		this.busySince.remove(lockName);
+		Acquisition acquisition;
+		try {
+			held = aboveEveryStoredToken(locks, held);
+			acquisition = new Acquisition(held.token(),
+					held.acquiredAtNanos() + ((held.leaseTime() != null) ? held.leaseTime().toNanos() : 0),
+					held.leaseTime() != null);
+		}
+		catch (RuntimeException ex) {
+			locks.release(held);
+			throw ex;
+		}
 		try {
 			Object result = proceedWith(acquisition, invocation);
 			observation.lowCardinalityKeyValue(OUTCOME_KEY, "ran");
@@ -115,6 +151,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 			throw ex;
 		}
 		finally {
+			acquisition.end();
 			repairTokenCounter(locks, held, acquisition);
 			release(locks, held, task);
 		}
@@ -125,7 +162,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 			return "stale";
 		}
 		if (ex instanceof LockBusyException) {
-			return "busy";
+			return (ex instanceof InterruptedWaitException) ? "interrupted" : "busy";
 		}
 		if (ex instanceof LockUnavailableException) {
 			return "unavailable";
@@ -145,14 +182,41 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	}
 
 	@Nullable
-	private static Object busy(FencedTaskMethod task, String lockName) {
+	private Object busy(FencedTaskMethod task, String lockName) {
+		if (task.onBusy() == OnBusy.SKIP) {
+			reportSkip(task, lockName);
+		}
+		return notAcquired(task, lockName, "lock '" + lockName + "' is held by another owner"
+				+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms"), false);
+	}
+
+	/** The first skip of a busy lock, then one a minute while it stays busy, at INFO. */
+	private void reportSkip(FencedTaskMethod task, String lockName) {
+		long now = System.nanoTime();
+		if (this.busySince.size() > MAX_BUSY_LOCKS_TRACKED) {
+			this.busySince.clear();
+		}
+		long[] since = this.busySince.computeIfAbsent(lockName, (name) -> new long[] { now, now - BUSY_REPORT_INTERVAL_NANOS });
+		synchronized (since) {
+			if (now - since[1] < BUSY_REPORT_INTERVAL_NANOS) {
+				return;
+			}
+			since[1] = now;
+		}
+		logger.info("Lock '" + lockName + "' is held by another owner (busy for " + Duration.ofNanos(now - since[0]).toSeconds()
+				+ " s); skipped " + task.description() + " (on-busy = skip). Reported at most once a minute per lock.");
+	}
+
+	@Nullable
+	private static Object notAcquired(FencedTaskMethod task, String lockName, String why, boolean interrupted) {
 		if (task.onBusy() == OnBusy.FAIL) {
-			throw new LockBusyException(lockName, "Lock '" + lockName + "' is held by another owner"
-					+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms") + "; "
-					+ task.description() + " did not run (on-busy = fail)");
+			String message = Character.toUpperCase(why.charAt(0)) + why.substring(1) + "; " + task.description()
+					+ " did not run (on-busy = fail)";
+			throw interrupted ? new InterruptedWaitException(lockName, message)
+					: new LockBusyException(lockName, message);
 		}
 		if (logger.isDebugEnabled()) {
-			logger.debug("Lock '" + lockName + "' is busy; skipped " + task.description());
+			logger.debug("Skipped " + task.description() + ": " + why);
 		}
 		return task.skippedResult();
 	}
@@ -162,10 +226,35 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	}
 
 	/**
+	 * Token 1 means the counter key did not exist: the lock is new, or Redis lost the counter
+	 * (restart without persistence, FLUSHALL, eviction). Before the body runs, the counter is
+	 * raised above the newest token in every table with the token column, and this acquisition
+	 * takes the next token, so that it never writes with a token below what storage holds.
+	 */
+	private HeldLock aboveEveryStoredToken(FencedLocks locks, HeldLock held) {
+		if (held.token().value() != 1) {
+			return held;
+		}
+		long floor = newest(AcceptedTokens::newestInAllTables);
+		if (floor < 1) {
+			return held;
+		}
+		FencingToken token = locks.reissueAbove(held, floor);
+		if (token == null) {
+			throw new LockUnavailableException(held.token().lockName(), "Lock '" + held.token().lockName()
+					+ "' was lost while its token counter was raised above the stored tokens; the task did not run");
+		}
+		logger.warn("The token counter of lock '" + held.token().lockName() + "' was missing in Redis (a new lock, "
+				+ "or Redis lost it: restart without persistence, FLUSHALL, eviction) while the guarded tables hold "
+				+ "token " + floor + "; it is raised, and this run writes with token " + token.value());
+		return held.withToken(token);
+	}
+
+	/**
 	 * The storage refused this run's token because it holds a newer one. If the counter in Redis is
-	 * behind that newer token, Redis lost it (restart without persistence, FLUSHALL, eviction,
-	 * failover): raise it above the newest token of every guarded storage, so that the next run is
-	 * accepted everywhere, not only where this run was refused.
+	 * behind that newer token, Redis lost it (for example in a failover to a lagging replica), or
+	 * the rows were written with a token of another lock: raise it above the newest token of every
+	 * guarded table, so that the next run is accepted everywhere. Raising never weakens the fence.
 	 */
 	private void repairTokenCounter(FencedLocks locks, HeldLock held, Acquisition acquisition) {
 		long refusedBy = acquisition.newestRefusingToken();
@@ -177,23 +266,28 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 			if (!locks.raiseTokenCounter(held, refusedBy)) {
 				return; // a newer owner exists: an ordinary stale writer, nothing was lost
 			}
-			long floor = refusedBy;
-			for (AcceptedTokens storage : this.storages.get()) {
-				floor = Math.max(floor, storage.newest().orElse(Long.MIN_VALUE));
-			}
+			long floor = Math.max(refusedBy, newest(AcceptedTokens::newestInGuardedTables));
 			if (floor > refusedBy) {
 				locks.raiseTokenCounter(held, floor);
 			}
 			logger.warn("The token counter of lock '" + lockName + "' was behind the storage: token "
-					+ held.token().value() + " was refused where token " + refusedBy + " had been accepted. "
-					+ "Redis has lost the counter (restart without persistence, FLUSHALL, eviction or failover); "
-					+ "it is raised to " + floor + ", the newest token in the guarded tables, so that the next run "
-					+ "is accepted.");
+					+ held.token().value() + " was refused where token " + refusedBy + " had been accepted. Redis "
+					+ "has lost the counter (a failover to a lagging replica, or a restart), or these rows were "
+					+ "written with a token of another lock; it is raised to " + floor
+					+ ", the newest token in the guarded tables, so that the next run is accepted.");
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not repair the token counter of lock '" + lockName + "'; the next refused run retries",
 					ex);
 		}
+	}
+
+	private long newest(Function<AcceptedTokens, OptionalLong> read) {
+		long newest = Long.MIN_VALUE;
+		for (AcceptedTokens tokens : this.acceptedTokens.get()) {
+			newest = Math.max(newest, read.apply(tokens).orElse(Long.MIN_VALUE));
+		}
+		return newest;
 	}
 
 	private static void release(FencedLocks locks, HeldLock held, FencedTaskMethod task) {
@@ -205,9 +299,18 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 					: "its watchdog lease (renewal failed)";
 			logger.warn(task.description() + " with token " + held.token().value() + " ran " + ran.toMillis() + " ms"
 					+ ", past " + lease + ": another owner may have taken lock '" + held.token().lockName()
-					+ "', so its guarded writes from then on were refused. The lock is left to its current owner; "
-					+ "raise the lease or shorten the task.");
+					+ "', and then its guarded writes from that moment on were refused. The lock is left to its "
+					+ "current owner; raise the lease or shorten the task.");
 		}
+	}
+
+	/** The wait for a busy lock was interrupted; the interrupt status is kept. */
+	private static final class InterruptedWaitException extends LockBusyException {
+
+		InterruptedWaitException(String lockName, String message) {
+			super(lockName, message);
+		}
+
 	}
 
 }

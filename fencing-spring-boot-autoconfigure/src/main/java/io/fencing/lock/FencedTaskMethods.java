@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
@@ -53,6 +54,16 @@ public class FencedTaskMethods {
 				(key) -> resolve(method, targetClass));
 	}
 
+	/** The task names that {@code fencing.tasks.<name>.*} configures. */
+	Set<String> configuredTaskNames() {
+		return this.tasks.keySet();
+	}
+
+	/** The task name of {@code annotation}: its value with placeholders resolved, before SpEL. */
+	String taskName(FencedTask annotation, String where) {
+		return resolvePlaceholders(annotation.value(), "@FencedTask on " + where);
+	}
+
 	private FencedTaskMethod resolve(Method method, @Nullable Class<?> targetClass) {
 		Method specific = ClassUtils.getMostSpecificMethod(method, targetClass);
 		FencedTask annotation = AnnotatedElementUtils.findMergedAnnotation(specific, FencedTask.class);
@@ -63,7 +74,7 @@ public class FencedTaskMethods {
 			throw new IllegalStateException("No @FencedTask on " + ClassUtils.getQualifiedMethodName(method));
 		}
 		String methodName = ClassUtils.getQualifiedMethodName(specific, targetClass);
-		String name = resolvePlaceholders(annotation.value(), "@FencedTask on " + methodName);
+		String name = taskName(annotation, methodName);
 		String description = "@FencedTask(\"" + name + "\") on " + methodName + "()";
 		checkMethod(specific, description);
 
@@ -123,9 +134,14 @@ public class FencedTaskMethods {
 			throw new IllegalStateException(description + ": " + attribute + " '" + resolved
 					+ "' is not a duration; use for example 5s, 500ms or PT5S");
 		}
-		if (duration.isNegative() || (duration.isZero() && attribute.equals("leaseTime"))) {
+		if (duration.isNegative()) {
 			throw new IllegalStateException(description + ": " + attribute + " '" + resolved + "' must be "
-					+ (attribute.equals("leaseTime") ? "positive; leave it empty for the watchdog lease" : "zero or more"));
+					+ (attribute.equals("leaseTime") ? "at least 1ms; leave it empty for the watchdog lease" : "zero or more"));
+		}
+		if (attribute.equals("leaseTime") && duration.compareTo(Duration.ofMillis(1)) < 0) {
+			// Redisson takes milliseconds: a shorter lease would become 0, the watchdog.
+			throw new IllegalStateException(description + ": leaseTime '" + resolved
+					+ "' must be at least 1ms; leave it empty for the watchdog lease");
 		}
 		return duration;
 	}

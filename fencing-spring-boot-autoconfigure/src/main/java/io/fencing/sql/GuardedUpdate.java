@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Parameter layout of {@link #fencedSql()}: the statement's SET parameters, the token (the new
  * value of the token column), the statement's WHERE parameters, the token (the fence).
- * {@link #newestTokenSql(boolean)} takes the WHERE parameters, then the token, and reads the
+ * {@link #newestTokenSql(boolean)} takes the token, then the WHERE parameters, and reads the
  * newest token among the rows the statement targets that refused it.
  */
 public final class GuardedUpdate {
@@ -129,8 +129,8 @@ public final class GuardedUpdate {
 	/** The arguments of {@link #newestTokenSql(boolean)}. */
 	public Object[] newestTokenArguments(Object[] args, long token) {
 		Object[] query = new Object[this.whereParameterCount + 1];
-		System.arraycopy(args, this.setParameterCount, query, 0, this.whereParameterCount);
-		query[this.whereParameterCount] = token;
+		query[0] = token;
+		System.arraycopy(args, this.setParameterCount, query, 1, this.whereParameterCount);
 		return query;
 	}
 

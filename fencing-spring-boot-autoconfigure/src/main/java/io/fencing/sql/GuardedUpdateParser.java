@@ -88,7 +88,10 @@ public final class GuardedUpdateParser {
 		}
 		Expression where = update.getWhere();
 		Table table = update.getTable();
-		List<Equality> equalities = equalities(where, table);
+		rejectSelfReadingSubqueries(update, where, sql);
+		// The parser nests OR under AND in some statements ("a AND b IN (...) OR c" as
+		// "a AND (b IN (...) OR c)"): only a condition without OR is trusted to pin a row.
+		List<Equality> equalities = parsed.hasOr() ? List.of() : equalities(where, table);
 
 		// The driver binds the parameters of the statement that runs, the parser's own rendering:
 		// count them there, SET first (they precede WHERE in an UPDATE without FROM or JOIN).
@@ -107,9 +110,11 @@ public final class GuardedUpdateParser {
 		update.setWhere(and(originalCondition, new MinorThanEquals(fenceColumn, new JdbcParameter())));
 		String fencedSql = update.toString();
 
+		// The fence first: the check then skips the rows this statement has just written.
+		Expression newer = new GreaterThan(fenceColumn, new JdbcParameter());
 		PlainSelect newestToken = new PlainSelect().addSelectItem(fenceColumn)
 			.withFromItem(table)
-			.withWhere(and(originalCondition, new GreaterThan(fenceColumn, new JdbcParameter())));
+			.withWhere((originalCondition != null) ? new AndExpression(newer, originalCondition) : newer);
 		newestToken.addOrderByElements(new OrderByElement().withExpression(fenceColumn).withAsc(false));
 		newestToken.setLimit(new Limit().withRowCount(new LongValue(1)));
 		String newestTokenSql = newestToken.toString();
@@ -125,6 +130,47 @@ public final class GuardedUpdateParser {
 				setParameters, whereParameters, new TableReference(identifier(table.getSchemaName()),
 						identifier(table.getName())),
 				equalities, parsed.hasDoublePipe());
+	}
+
+	/**
+	 * The check that follows a multi-row write evaluates the condition again, after the write. A
+	 * subquery on the updated table that reads a column the statement writes (or the token column)
+	 * would then see other rows than the write did, and the check could miss a refused row.
+	 */
+	private void rejectSelfReadingSubqueries(Update update, @Nullable Expression where, String sql) {
+		if (where == null) {
+			return;
+		}
+		List<String> words = words(where.toString());
+		String tableName = unquote(update.getTable().getName());
+		if (words.stream().noneMatch("SELECT"::equalsIgnoreCase)
+				|| words.stream().noneMatch(tableName::equalsIgnoreCase)) {
+			return;
+		}
+		List<String> written = new ArrayList<>();
+		written.add(this.tokenColumn);
+		for (UpdateSet set : update.getUpdateSets()) {
+			set.getColumns().forEach((column) -> written.add(unquote(column.getColumnName())));
+		}
+		List<String> read = written.stream()
+			.filter((column) -> words.stream().anyMatch(column::equalsIgnoreCase))
+			.distinct()
+			.toList();
+		if (!read.isEmpty()) {
+			throw refused(sql, "its condition reads the updated table in a subquery, over " + read
+					+ ", which the statement writes: the rows it targets change as it writes, so the fence could "
+					+ "not tell which rows it refused; select the keys first, then update by key");
+		}
+	}
+
+	/** The words of {@code sql} as the parser's own lexer reads them, identifiers unquoted. */
+	private static List<String> words(String sql) {
+		CCJSqlParser lexer = new CCJSqlParser(new StringProvider(sql));
+		List<String> words = new ArrayList<>();
+		for (Token token = lexer.getNextToken(); token.kind != 0; token = lexer.getNextToken()) {
+			words.add(unquote(token.image));
+		}
+		return words;
 	}
 
 	/**
@@ -161,13 +207,12 @@ public final class GuardedUpdateParser {
 		Token first = parser.token;
 		Statements statements = CCJSqlParserUtil.parseStatements(parser, PARSER_THREADS);
 		boolean doublePipe = false;
-		for (Token token = first.next; token != null && token.image != null && !token.image.isEmpty();
-				token = token.next) {
-			if (token.image.equals("||")) {
-				doublePipe = true;
-			}
+		boolean or = false;
+		for (Token token = first.next; token != null && token.kind != 0; token = token.next) {
+			doublePipe |= token.image.equals("||");
+			or |= token.image.equalsIgnoreCase("OR") || token.image.equalsIgnoreCase("XOR") || token.image.equals("||");
 		}
-		return new Parsed(statements, parser.parameterCount(), doublePipe);
+		return new Parsed(statements, parser.parameterCount(), doublePipe, or);
 	}
 
 	private static int parameterCountOf(String rendered, String sql) {
@@ -337,7 +382,7 @@ public final class GuardedUpdateParser {
 		return (lineBreak > 0) ? message.substring(0, lineBreak) : message;
 	}
 
-	private record Parsed(Statements statements, int parameterCount, boolean hasDoublePipe) {
+	private record Parsed(Statements statements, int parameterCount, boolean hasDoublePipe, boolean hasOr) {
 	}
 
 	/** Exposes the parser's count of the JDBC parameters it read. */

@@ -38,6 +38,7 @@ import org.springframework.transaction.interceptor.TransactionInterceptor;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 @ExtendWith(OutputCaptureExtension.class)
 class FencingAutoConfigurationTests {
@@ -114,14 +115,24 @@ class FencingAutoConfigurationTests {
 	}
 
 	@Test
-	void createsNothingButAWarningWhenDisabled(CapturedOutput output) {
+	void whenDisabledGuardedWritesRunUnguardedAndAWarningSaysSo(CapturedOutput output) {
 		this.contextRunner.withPropertyValues("fencing.enabled=false").run((context) -> {
-			assertThat(output).contains("fencing.enabled=false: @FencedTask methods run without a lock");
+			assertThat(output).contains("fencing.enabled=false: @FencedTask methods run without a lock")
+				.contains("guarded methods run their statements unguarded");
 			assertThat(context).doesNotHaveBean(FencedLocks.class)
 				.doesNotHaveBean(FencedTaskAdvisor.class)
-				.doesNotHaveBean(FencedJdbcTemplate.class)
 				.doesNotHaveBean(RedissonClient.class);
-			assertThat(context.getBean(JdbcTemplate.class)).isNotInstanceOf(FencedJdbcTemplate.class);
+			// An application that injects the template still starts, and its writes run unfenced.
+			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
+			assertThat(context.getBean(JdbcTemplate.class)).isSameAs(jdbc);
+			jdbc.execute("CREATE TABLE disabled_stock (sku VARCHAR(8) PRIMARY KEY, quantity INT, "
+					+ "last_token BIGINT NOT NULL DEFAULT 7)");
+			jdbc.update("INSERT INTO disabled_stock (sku, quantity) VALUES ('A-1', 1)");
+			assertThat(jdbc.guardedUpdate("UPDATE disabled_stock SET quantity = ? WHERE sku = ?", 2, "A-1")).isOne();
+			assertThat(jdbc.queryForMap("SELECT quantity, last_token FROM disabled_stock"))
+				.containsValues(2, 7L);
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> jdbc.guardedUpdate("DELETE FROM disabled_stock WHERE sku = ?", "A-1"));
 		});
 	}
 
@@ -137,8 +148,11 @@ class FencingAutoConfigurationTests {
 
 	@Test
 	void invalidPropertiesFailWithThePropertysName() {
-		assertStartupFailure("fencing.lease-time=-1s", "fencing.lease-time", "must be positive");
-		assertStartupFailure("fencing.lease-time=0s", "fencing.lease-time", "must be positive");
+		assertStartupFailure("fencing.lease-time=-1s", "fencing.lease-time", "must be at least 1ms");
+		assertStartupFailure("fencing.lease-time=0s", "fencing.lease-time", "must be at least 1ms");
+		assertStartupFailure("fencing.lease-time=500us", "fencing.lease-time", "must be at least 1ms");
+		assertStartupFailure("fencing.tasks.stock-sync.lease-time=999us", "fencing.tasks.stock-sync.lease-time",
+				"must be at least 1ms");
 		assertStartupFailure("fencing.wait-time=-5s", "fencing.wait-time", "must not be negative");
 		assertStartupFailure("fencing.on-busy=sometimes", "fencing.on-busy", "OnBusy");
 		assertStartupFailure("fencing.on-busy=default", "fencing.on-busy", "must be skip or fail");

@@ -30,6 +30,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * The guarded update contract, run against each real database by a subclass. Every test works on
@@ -327,7 +328,7 @@ abstract class GuardedUpdateContractTests {
 		assertThatExceptionOfType(DataAccessException.class).isThrownBy(
 				() -> update(3, "UPDATE %s_missing SET quantity = ? WHERE sku = ?", 1, "A-1"));
 		update(7, "UPDATE %s SET quantity = ? WHERE sku = ?", 1, "A-1");
-		assertThat(this.jdbc.newestAcceptedToken()).hasValue(7);
+		assertThat(this.jdbc.newestTokenInGuardedTables()).hasValue(7);
 	}
 
 	/** Whether the database compares a character column with a number by converting it. */
@@ -342,6 +343,29 @@ abstract class GuardedUpdateContractTests {
 
 	/** A statement that makes this session give up on a row lock within a second. */
 	protected abstract String shortLockTimeout();
+
+	@Test
+	void anImplicitTokenIsRefusedWhenSeveralLocksAreBound() {
+		List<Map<String, Object>> before = rows();
+		Binding previous = TokenBindings.bind(new Acquisition(new FencingToken(LOCK, 12)));
+		TokenBindings.bind(new Acquisition(new FencingToken("audit", 33)));
+		try {
+			assertThatIllegalStateException()
+				.isThrownBy(() -> this.jdbc.guardedUpdate("UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?", 1,
+						"A-1"))
+				.withMessageContaining("'audit' (token 33)")
+				.withMessageContaining("'" + LOCK + "' (token 12)")
+				.withMessageContaining("FencingContext.current(\"" + LOCK + "\")");
+			assertThat(rows()).isEqualTo(before);
+			assertThat(this.jdbc.guardedUpdate(FencingContext.current(LOCK),
+					"UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?", 1, "A-1"))
+				.isOne();
+		}
+		finally {
+			TokenBindings.restore(previous);
+		}
+		assertThat(row("A-1")).containsEntry("last_token", 12L);
+	}
 
 	@Test
 	void aBatchIsWrittenWhollyOrNotAtAll() {

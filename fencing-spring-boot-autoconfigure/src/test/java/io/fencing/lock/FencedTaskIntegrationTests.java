@@ -3,6 +3,7 @@ package io.fencing.lock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -23,6 +24,7 @@ import io.fencing.test.Latches;
 import io.fencing.test.TestServices;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
@@ -32,7 +34,12 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.MapPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -42,6 +49,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * {@link FencedTask} against a real Redis, with real threads. Every test uses lock names of its own.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class FencedTaskIntegrationTests {
 
 	private final String lock = "fencing-test-" + UUID.randomUUID();
@@ -157,6 +165,111 @@ class FencedTaskIntegrationTests {
 	}
 
 	@Test
+	void aWrappedTaskThatOutlivesItsRunHasNoTokenAndNeverReusesTheLock() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			List<Runnable> followUp = new ArrayList<>();
+			AtomicInteger nestedRan = new AtomicInteger();
+			jobs.runOnce(() -> followUp.add(FencingContext.wrap(() -> {
+				assertThat(FencingContext.find()).as("the token of a released lock").isEmpty();
+				jobs.runOrFail(nestedRan::incrementAndGet);
+			})));
+			CountDownLatch release = new CountDownLatch(1);
+			Future<FencingToken> holder = holdOnAnotherThread(jobs, release);
+			try {
+				assertThatExceptionOfType(LockBusyException.class).isThrownBy(followUp.get(0)::run);
+				assertThat(nestedRan).hasValue(0);
+			}
+			finally {
+				release.countDown();
+			}
+			holder.get(10, TimeUnit.SECONDS);
+		});
+	}
+
+	@Test
+	void perTaskSettingsOfNamesWithSpecialCharactersBindInBrackets() {
+		this.contextRunner.withInitializer(property("fencing.tasks[" + this.lock + ":#{#sku}].lease-time", "3s"))
+			.run((context) -> assertThat(context.getBean(Jobs.class).perSkuLease("A-1")).isBetween(1L, 3_000L));
+	}
+
+	@Test
+	void aTaskSettingThatMatchesNoTaskFailsTheStartupNamingIt() {
+		this.contextRunner.withInitializer(property("fencing.tasks." + this.lock + ":#{#sku}.lease-time", "3s"))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure())
+					.hasMessageContaining("fencing.tasks has settings for ['" + this.lock + "sku']")
+					.hasMessageContaining(this.lock + ":#{#sku}")
+					.hasMessageContaining("in brackets");
+			});
+	}
+
+	@Test
+	void anInterruptedWaitIsNeitherRunNorReportedAsRedisUnavailable() {
+		TestObservationRegistry observations = TestObservationRegistry.create();
+		this.contextRunner.withBean(ObservationRegistry.class, () -> observations).run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			CountDownLatch release = new CountDownLatch(1);
+			Future<FencingToken> holder = holdOnAnotherThread(jobs, release);
+			try {
+				AtomicInteger ran = new AtomicInteger();
+				List<Thread> waiter = new ArrayList<>();
+				Future<Boolean> waiting = this.threads.submit(() -> {
+					waiter.add(Thread.currentThread());
+					FencingToken token = jobs.runWaiting(ran::incrementAndGet);
+					return token == null && Thread.currentThread().isInterrupted();
+				});
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> !waiter.isEmpty() && waiter.get(0).getState() != Thread.State.RUNNABLE);
+				waiter.get(0).interrupt();
+				assertThat(waiting.get(10, TimeUnit.SECONDS)).as("skipped, interrupt status kept").isTrue();
+				assertThat(ran).hasValue(0);
+				TestObservationRegistryAssert.assertThat(observations)
+					.hasAnObservationWithAKeyValue("outcome", "interrupted");
+			}
+			finally {
+				release.countDown();
+			}
+			holder.get(10, TimeUnit.SECONDS);
+		});
+	}
+
+	@Test
+	void aBodyThatLeavesTheThreadInterruptedStillReleasesQuietly(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			try {
+				jobs.runOnce(() -> Thread.currentThread().interrupt());
+				assertThat(Thread.currentThread().isInterrupted()).isTrue();
+			}
+			finally {
+				Thread.interrupted();
+			}
+			assertThat(redisson(context).getFencedLock(this.lock).isLocked()).isFalse();
+			assertThat(output).doesNotContain("Could not release lock").doesNotContain("past its");
+		});
+	}
+
+	@Test
+	void aSkippedRunIsReportedAtInfoNamingTheLock(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			CountDownLatch release = new CountDownLatch(1);
+			Future<FencingToken> holder = holdOnAnotherThread(jobs, release);
+			try {
+				assertThat(jobs.runOnce(() -> { })).isNull();
+				assertThat(jobs.runOnce(() -> { })).isNull();
+			}
+			finally {
+				release.countDown();
+			}
+			holder.get(10, TimeUnit.SECONDS);
+			assertThat(output).containsOnlyOnce("Lock '" + this.lock + "' is held by another owner (busy for");
+		});
+	}
+
+	@Test
 	void spelLockNamesResolvePerCallAndRefuseNullArguments() {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
@@ -244,6 +357,13 @@ class FencedTaskIntegrationTests {
 		return holder;
 	}
 
+	/** A property whose name holds ':' and '=', which withPropertyValues would split. */
+	private static ApplicationContextInitializer<ConfigurableApplicationContext> property(String name, String value) {
+		return (context) -> context.getEnvironment()
+			.getPropertySources()
+			.addFirst(new MapPropertySource("test-task", Map.of(name, value)));
+	}
+
 	private static RedissonClient redisson(AssertableApplicationContext context) {
 		return context.getBean(RedissonClient.class);
 	}
@@ -299,6 +419,11 @@ class FencedTaskIntegrationTests {
 		public FencingToken perSku(String sku) {
 			this.skuRuns.incrementAndGet();
 			return FencingContext.current();
+		}
+
+		@FencedTask("${test.lock}:#{#sku}")
+		public Long perSkuLease(String sku) {
+			return this.redisson.getFencedLock(FencingContext.current().lockName()).remainTimeToLive();
 		}
 
 		@FencedTask("${test.lock}")

@@ -21,10 +21,10 @@ class GuardedUpdateParserTests {
 			.isEqualTo("UPDATE stock SET quantity = ?, last_token = ? WHERE (sku = ?) AND last_token <= ?");
 		assertThat(update.fencedArguments(new Object[] { 8, "A-1" }, 2)).containsExactly(8, 2L, "A-1", 2L);
 		assertThat(update.newestTokenSql(false)).isEqualTo(
-				"SELECT last_token FROM stock WHERE (sku = ?) AND last_token > ? ORDER BY last_token DESC LIMIT 1");
+				"SELECT last_token FROM stock WHERE last_token > ? AND (sku = ?) ORDER BY last_token DESC LIMIT 1");
 		assertThat(update.newestTokenSql(true)).isEqualTo(
-				"SELECT last_token FROM stock WHERE (sku = ?) AND last_token > ? ORDER BY last_token DESC LIMIT 1 FOR UPDATE");
-		assertThat(update.newestTokenArguments(new Object[] { 8, "A-1" }, 2)).containsExactly("A-1", 2L);
+				"SELECT last_token FROM stock WHERE last_token > ? AND (sku = ?) ORDER BY last_token DESC LIMIT 1 FOR UPDATE");
+		assertThat(update.newestTokenArguments(new Object[] { 8, "A-1" }, 2)).containsExactly(2L, "A-1");
 	}
 
 	@Test
@@ -78,6 +78,24 @@ class GuardedUpdateParserTests {
 		assertThat(this.parser.parse("UPDATE stock SET quantity = ? WHERE sku = ? OR sku = ?").equalities()).isEmpty();
 		assertThat(this.parser.parse("UPDATE stock SET quantity = ? WHERE sku > ?").equalities()).isEmpty();
 		assertThat(this.parser.parse("UPDATE stock SET quantity = ? WHERE sku = ? || 'x'").equalities()).isEmpty();
+		// Parsed as "id = ? AND (qty IN (...) OR qty > 0)", read by databases as "(... AND ...) OR qty > 0".
+		assertThat(this.parser.parse("UPDATE t SET q = 1 WHERE id = ? AND qty IN (SELECT 1) OR qty > 0").equalities())
+			.isEmpty();
+	}
+
+	@Test
+	void refusesASubqueryOnTheUpdatedTableThatReadsWhatTheStatementWrites() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.parser.parse(
+					"UPDATE t x SET qty = 0 WHERE EXISTS (SELECT 1 FROM t y WHERE y.wh = x.wh AND y.last_token <= 5)"))
+			.withMessageContaining("[last_token]");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.parser
+				.parse("UPDATE t x SET wh = ? WHERE id <> (SELECT COUNT(*) FROM t y WHERE y.wh = x.wh)"))
+			.withMessageContaining("[wh]");
+		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE sku IN (SELECT sku FROM t WHERE wh = ?)")).isNotNull();
+		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE sku IN (SELECT sku FROM feed WHERE qty > 0)"))
+			.isNotNull();
 	}
 
 	@Test
