@@ -1,0 +1,20 @@
+package io.fencing.jdbc;
+
+import javax.sql.DataSource;
+
+import io.fencing.jdbc.GuardedUpdateGrammar.Dialect;
+import io.fencing.test.TestServices;
+
+class MariaDbGuardedUpdatePropertiesTests extends GuardedUpdateProperties {
+
+	@Override
+	protected DataSource dataSource() {
+		return TestServices.mariadb();
+	}
+
+	@Override
+	protected Dialect dialect() {
+		return Dialect.MARIADB;
+	}
+
+}

@@ -1,0 +1,20 @@
+package io.fencing.jdbc;
+
+import javax.sql.DataSource;
+
+import io.fencing.jdbc.GuardedUpdateGrammar.Dialect;
+import io.fencing.test.TestServices;
+
+class PostgresGuardedUpdatePropertiesTests extends GuardedUpdateProperties {
+
+	@Override
+	protected DataSource dataSource() {
+		return TestServices.postgres();
+	}
+
+	@Override
+	protected Dialect dialect() {
+		return Dialect.POSTGRES;
+	}
+
+}
