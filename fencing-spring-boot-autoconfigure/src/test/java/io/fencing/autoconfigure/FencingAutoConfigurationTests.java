@@ -7,7 +7,9 @@ import java.util.UUID;
 
 import io.fencing.FencedTask;
 import io.fencing.FencingContext;
+import io.fencing.FencingToken;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.lock.AcceptedTokens;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.FencedTaskAdvisor;
 import io.fencing.test.TestServices;
@@ -137,6 +139,24 @@ class FencingAutoConfigurationTests {
 	}
 
 	@Test
+	void theCounterRepairReadsEveryFencedTemplateOfTheApplication() {
+		this.contextRunner.withUserConfiguration(TwoTemplatesConfiguration.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			FencedJdbcTemplate stock = context.getBean("stockTemplate", FencedJdbcTemplate.class);
+			FencedJdbcTemplate orders = context.getBean("ordersTemplate", FencedJdbcTemplate.class);
+			stock.execute("CREATE TABLE two_stock (id INT PRIMARY KEY, last_token BIGINT NOT NULL DEFAULT 0)");
+			stock.execute("CREATE TABLE two_orders (id INT PRIMARY KEY, fence BIGINT NOT NULL DEFAULT 0)");
+			stock.update("INSERT INTO two_stock (id) VALUES (1)");
+			stock.update("INSERT INTO two_orders (id) VALUES (1)");
+			stock.guardedUpdate(new FencingToken("a", 4), "UPDATE two_stock SET id = id");
+			orders.guardedUpdate(new FencingToken("b", 9), "UPDATE two_orders SET id = id");
+			AcceptedTokens tokens = context.getBean(AcceptedTokens.class);
+			assertThat(tokens.newestInGuardedTables()).hasValue(9);
+			assertThat(tokens.newestInAllTables()).hasValue(9);
+		});
+	}
+
+	@Test
 	void bindsTheGuardedUpdateSettings() {
 		this.contextRunner.withPropertyValues("fencing.jdbc.token-column=fence", "fencing.jdbc.statement-cache-size=8")
 			.run((context) -> {
@@ -214,6 +234,21 @@ class FencingAutoConfigurationTests {
 		@Bean
 		FencedJdbcTemplate ownTemplate(javax.sql.DataSource dataSource) {
 			return new FencedJdbcTemplate(dataSource);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoTemplatesConfiguration {
+
+		@Bean
+		FencedJdbcTemplate stockTemplate(javax.sql.DataSource dataSource) {
+			return new FencedJdbcTemplate(dataSource);
+		}
+
+		@Bean
+		FencedJdbcTemplate ordersTemplate(javax.sql.DataSource dataSource) {
+			return new FencedJdbcTemplate(dataSource, "fence", 16);
 		}
 
 	}

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import org.redisson.api.RFencedLock;
 import org.redisson.api.RedissonClient;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -184,6 +185,25 @@ class FencedTaskIntegrationTests {
 				release.countDown();
 			}
 			holder.get(10, TimeUnit.SECONDS);
+		});
+	}
+
+	@Test
+	void aLockLeftHeldUnderThisThreadsIdentityIsNeverReentered() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			// What a lost reply leaves behind when owners are named after threads: held by this thread.
+			RFencedLock orphan = redisson(context).getFencedLock(this.lock);
+			orphan.lock();
+			try {
+				AtomicInteger ran = new AtomicInteger();
+				assertThat(jobs.runOnce(ran::incrementAndGet)).isNull();
+				assertThat(ran).hasValue(0);
+				assertThat(orphan.getHoldCount()).isOne();
+			}
+			finally {
+				orphan.unlock();
+			}
 		});
 	}
 

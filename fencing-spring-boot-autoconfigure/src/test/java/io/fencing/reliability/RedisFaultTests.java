@@ -2,6 +2,7 @@ package io.fencing.reliability;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,7 +23,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
+import org.redisson.config.NameMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -158,6 +161,72 @@ class RedisFaultTests {
 			assertThat(next.value()).isGreaterThan(9);
 			assertThat(jdbc.queryForObject("SELECT last_token FROM " + this.table + "_b WHERE id = 1", Long.class))
 				.isEqualTo(next.value());
+		});
+	}
+
+	@Test
+	void aLostAcquisitionReplyNeverLetsALaterRunReenterTheLock() {
+		RedisServer redis = start();
+		this.contextRunner.withPropertyValues("spring.data.redis.url=" + redis.url()).run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			RedissonClient redisson = context.getBean(RedissonClient.class);
+			List<Collection<Object>> holdCounts = new ArrayList<>();
+			Runnable recordHoldCounts = () -> holdCounts
+				.add(redisson.getMap(this.lock, StringCodec.INSTANCE).readAllValues());
+			assertThat(jobs.run(recordHoldCounts)).isNotNull();
+
+			// Writes wait in Redis for 5 s: the acquisition runs then, after its caller gave up.
+			long pausedAt = System.nanoTime();
+			redis.command("CLIENT", "PAUSE", "5000", "WRITE");
+			AtomicInteger ran = new AtomicInteger();
+			assertThatExceptionOfType(LockUnavailableException.class).isThrownBy(() -> jobs.run(ran::incrementAndGet));
+			assertThat(Duration.ofNanos(System.nanoTime() - pausedAt)).as("the caller is not held for the pause")
+				.isLessThan(Duration.ofSeconds(5));
+			assertThat(ran).hasValue(0);
+			await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> redis.command("SET", "probe", "1").equals("+OK"));
+
+			// Whether the orphaned acquisition was given back or still holds the lock, no run re-enters it.
+			for (int run = 0; run < 3; run++) {
+				jobs.run(recordHoldCounts);
+			}
+			assertThat(holdCounts).isNotEmpty().allSatisfy((counts) -> assertThat(counts).containsExactly("1"));
+		});
+	}
+
+	@Test
+	void theCounterRepairRaisesTheCounterOfAClientThatMapsNames() {
+		RedisServer redis = start();
+		this.contextRunner.withBean("mappingRedisson", RedissonClient.class, () -> {
+			Config config = new Config();
+			config.setNameMapper(new NameMapper() {
+
+				@Override
+				public String map(String name) {
+					return "tenant1:" + name;
+				}
+
+				@Override
+				public String unmap(String name) {
+					return name.substring("tenant1:".length());
+				}
+
+			});
+			config.useSingleServer().setAddress(redis.url());
+			return Redisson.create(config);
+		}, (definition) -> definition.setDestroyMethodName("shutdown")).run((context) -> {
+			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
+			jdbc.execute("CREATE TABLE " + this.table
+					+ " (id INT PRIMARY KEY, stock INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
+			jdbc.update("INSERT INTO " + this.table + " (id, stock, last_token) VALUES (1, 0, 42)");
+			// The counter exists but is behind the table, as after a failover to a lagging replica.
+			String tokenKey = "redisson_lock_token:{tenant1:" + this.lock + "}";
+			redis.command("SET", tokenKey, "5");
+			Jobs jobs = context.getBean(Jobs.class);
+			assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> jobs.write(1))
+				.withMessageContaining("token 6 is older than accepted token 42");
+			assertThat(redis.command("GET", tokenKey)).isEqualTo("42");
+			assertThat(jobs.write(2).value()).isEqualTo(43);
+			assertThat(storedToken(jdbc)).isEqualTo(43);
 		});
 	}
 
