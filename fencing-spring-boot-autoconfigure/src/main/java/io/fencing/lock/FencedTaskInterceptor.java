@@ -244,9 +244,10 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 			throw new LockUnavailableException(held.token().lockName(), "Lock '" + held.token().lockName()
 					+ "' was lost while its token counter was raised above the stored tokens; the task did not run");
 		}
-		logger.warn("The token counter of lock '" + held.token().lockName() + "' was missing in Redis (a new lock, "
-				+ "or Redis lost it: restart without persistence, FLUSHALL, eviction) while the guarded tables hold "
-				+ "token " + floor + "; it is raised, and this run writes with token " + token.value());
+		// INFO, not WARN: a new lock name looks the same as a lost counter.
+		logger.info("Lock '" + held.token().lockName() + "' had no token counter in Redis (a new lock name, or "
+				+ "Redis lost it: restart without persistence, FLUSHALL, eviction) while the guarded tables hold "
+				+ "token " + floor + "; the counter is raised, and this run writes with token " + token.value());
 		return held.withToken(token);
 	}
 
