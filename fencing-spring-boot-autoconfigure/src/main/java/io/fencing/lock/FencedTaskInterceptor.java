@@ -235,7 +235,16 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		if (held.token().value() != 1) {
 			return held;
 		}
-		long floor = newest(AcceptedTokens::newestInAllTables);
+		long floor;
+		try {
+			floor = newest(AcceptedTokens::newestInAllTables);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException("Lock '" + held.token().lockName() + "' has no token counter in Redis (a "
+					+ "new lock name, or Redis lost it), and the newest token in the guarded tables could not be read "
+					+ "to raise it; the task did not run, so that it never writes with a token below the stored ones",
+					ex);
+		}
 		if (floor < 1) {
 			return held;
 		}

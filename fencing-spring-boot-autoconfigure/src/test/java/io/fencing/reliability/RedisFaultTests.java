@@ -32,9 +32,11 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -228,6 +230,24 @@ class RedisFaultTests {
 			assertThat(jobs.write(2).value()).isEqualTo(43);
 			assertThat(storedToken(jdbc)).isEqualTo(43);
 		});
+	}
+
+	@Test
+	void aNewLockWhoseStoredTokensCannotBeReadDoesNotRun() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class,
+					FencingJdbcAutoConfiguration.class))
+			.withBean(DataSource.class, () -> new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:1/test"))
+			.withBean(Jobs.class)
+			.withPropertyValues("test.lock=" + this.lock, "spring.data.redis.url=" + TestServices.redisUrl())
+			.run((context) -> {
+				AtomicInteger ran = new AtomicInteger();
+				assertThatIllegalStateException().isThrownBy(() -> context.getBean(Jobs.class).run(ran::incrementAndGet))
+					.withMessageContaining("Lock '" + this.lock + "' has no token counter in Redis")
+					.withMessageContaining("the task did not run");
+				assertThat(ran).hasValue(0);
+				assertThat(context.getBean(RedissonClient.class).getFencedLock(this.lock).isLocked()).isFalse();
+			});
 	}
 
 	@Test
