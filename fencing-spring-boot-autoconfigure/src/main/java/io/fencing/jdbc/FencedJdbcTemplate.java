@@ -297,6 +297,11 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 					+ "sql_mode has PIPES_AS_CONCAT) where the SQL parser reads a concatenation, so the fence could "
 					+ "not tell which rows the statement targets; write OR, or CONCAT(...): " + update.originalSql());
 		}
+		if (dialect == Dialect.MYSQL && update.usesDashWithoutSpace()) {
+			throw new IllegalArgumentException("Guarded update refused: MySQL and MariaDB read '--' without a space "
+					+ "after it as two minus signs where the SQL parser reads a comment; write '-- ' for a comment, "
+					+ "or '- -' for the arithmetic: " + update.originalSql());
+		}
 		return dialect;
 	}
 

@@ -35,12 +35,14 @@ public final class GuardedUpdate {
 
 	private final boolean doublePipe;
 
+	private final boolean dashComment;
+
 	/** How this statement pins one row of its table, resolved once against the table's keys. */
 	private volatile @Nullable OneRowRule oneRowRule;
 
 	GuardedUpdate(String originalSql, String fencedSql, String newestTokenSql, String newestTokenLockingSql,
 			String newestTokenOfTableSql, int setParameterCount, int whereParameterCount, TableReference table,
-			List<Equality> equalities, boolean doublePipe) {
+			List<Equality> equalities, boolean doublePipe, boolean dashComment) {
 		this.originalSql = originalSql;
 		this.fencedSql = fencedSql;
 		this.newestTokenSql = newestTokenSql;
@@ -51,6 +53,7 @@ public final class GuardedUpdate {
 		this.table = table;
 		this.equalities = equalities;
 		this.doublePipe = doublePipe;
+		this.dashComment = dashComment;
 	}
 
 	/** The statement as the application wrote it. */
@@ -92,6 +95,14 @@ public final class GuardedUpdate {
 	 */
 	public boolean usesDoublePipe() {
 		return this.doublePipe;
+	}
+
+	/**
+	 * Whether the statement has a {@code --} comment not followed by whitespace, which MySQL and
+	 * MariaDB read as two minus signs where the parser reads a comment.
+	 */
+	public boolean usesDashWithoutSpace() {
+		return this.dashComment;
 	}
 
 	@Nullable

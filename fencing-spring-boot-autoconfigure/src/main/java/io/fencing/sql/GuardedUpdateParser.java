@@ -13,12 +13,15 @@ import io.fencing.sql.GuardedUpdate.Equality;
 import io.fencing.sql.GuardedUpdate.Identifier;
 import io.fencing.sql.GuardedUpdate.TableReference;
 import net.sf.jsqlparser.JSQLParserException;
+import net.sf.jsqlparser.expression.BooleanValue;
+import net.sf.jsqlparser.expression.CaseExpression;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.JdbcNamedParameter;
 import net.sf.jsqlparser.expression.JdbcParameter;
 import net.sf.jsqlparser.expression.LongValue;
 import net.sf.jsqlparser.expression.StringValue;
+import net.sf.jsqlparser.expression.WhenClause;
 import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
 import net.sf.jsqlparser.expression.operators.relational.EqualsTo;
 import net.sf.jsqlparser.expression.operators.relational.GreaterThan;
@@ -75,6 +78,10 @@ public final class GuardedUpdateParser {
 	public GuardedUpdate parse(String sql) {
 		Assert.hasText(sql, "sql must not be blank");
 		Parsed parsed = parseStatements(sql);
+		if (parsed.hasExecutableComment()) {
+			throw refused(sql, "MySQL and MariaDB run the SQL inside a /*! ... */ comment, which the SQL parser "
+					+ "drops; write the statement without it");
+		}
 		Update update = singleUpdate(parsed.statements(), sql);
 		rejectUnsupportedClauses(update, sql);
 		rejectUnsupportedParameters(update, sql);
@@ -88,7 +95,8 @@ public final class GuardedUpdateParser {
 		}
 		Expression where = update.getWhere();
 		Table table = update.getTable();
-		rejectSelfReadingSubqueries(update, where, sql);
+		List<String> whereWords = (where != null) ? words(where.toString()) : List.of();
+		rejectSubqueriesOnTheUpdatedTable(update, whereWords, sql);
 		// The parser nests OR under AND in some statements ("a AND b IN (...) OR c" as
 		// "a AND (b IN (...) OR c)"): only a condition without OR is trusted to pin a row.
 		List<Equality> equalities = parsed.hasOr() ? List.of() : equalities(where, table);
@@ -110,11 +118,16 @@ public final class GuardedUpdateParser {
 		update.setWhere(and(originalCondition, new MinorThanEquals(fenceColumn, new JdbcParameter())));
 		String fencedSql = update.toString();
 
-		// The fence first: the check then skips the rows this statement has just written.
+		// The fence first, so that the check skips the rows this statement has just written. When the
+		// condition reads a written column, a CASE keeps it off those rows altogether: a database may
+		// evaluate it first and fail on a written value ('W1' in "sku IN (7, 8)" on H2).
 		Expression newer = new GreaterThan(fenceColumn, new JdbcParameter());
-		PlainSelect newestToken = new PlainSelect().addSelectItem(fenceColumn)
-			.withFromItem(table)
-			.withWhere((originalCondition != null) ? new AndExpression(newer, originalCondition) : newer);
+		Expression check = newer;
+		if (originalCondition != null) {
+			check = readsWrittenColumns(update, whereWords) ? new CaseExpression(new BooleanValue(false),
+					new WhenClause(newer, originalCondition)) : new AndExpression(newer, originalCondition);
+		}
+		PlainSelect newestToken = new PlainSelect().addSelectItem(fenceColumn).withFromItem(table).withWhere(check);
 		newestToken.addOrderByElements(new OrderByElement().withExpression(fenceColumn).withAsc(false));
 		newestToken.setLimit(new Limit().withRowCount(new LongValue(1)));
 		String newestTokenSql = newestToken.toString();
@@ -129,38 +142,42 @@ public final class GuardedUpdateParser {
 		return new GuardedUpdate(sql, fencedSql, newestTokenSql, newestTokenLockingSql, newestTokenOfTable.toString(),
 				setParameters, whereParameters, new TableReference(identifier(table.getSchemaName()),
 						identifier(table.getName())),
-				equalities, parsed.hasDoublePipe());
+				equalities, parsed.hasDoublePipe(), parsed.hasDashComment());
 	}
 
 	/**
 	 * The check that follows a multi-row write evaluates the condition again, after the write. A
-	 * subquery on the updated table that reads a column the statement writes (or the token column)
-	 * would then see other rows than the write did, and the check could miss a refused row.
+	 * subquery on the updated table would then see the rows as written, not as the write saw them
+	 * (through named columns, {@code *}, or a whole-row reference), and the check could miss a
+	 * refused row: such a condition is refused.
 	 */
-	private void rejectSelfReadingSubqueries(Update update, @Nullable Expression where, String sql) {
-		if (where == null) {
-			return;
+	private static void rejectSubqueriesOnTheUpdatedTable(Update update, List<String> whereWords, String sql) {
+		String table = unquote(update.getTable().getName());
+		for (int i = 0; i + 1 < whereWords.size(); i++) {
+			String word = whereWords.get(i);
+			if (!word.equalsIgnoreCase("FROM") && !word.equalsIgnoreCase("JOIN") && !word.equals(",")) {
+				continue;
+			}
+			int name = i + 1;
+			if (name + 2 < whereWords.size() && whereWords.get(name + 1).equals(".")) {
+				name += 2; // schema.table
+			}
+			if (whereWords.get(name).equalsIgnoreCase(table)) {
+				throw refused(sql, "its condition reads the updated table '" + table + "' in a subquery: the rows "
+						+ "it targets would change as it writes, so the fence could not tell which rows it refused; "
+						+ "select the keys first, then update by key");
+			}
 		}
-		List<String> words = words(where.toString());
-		String tableName = unquote(update.getTable().getName());
-		if (words.stream().noneMatch("SELECT"::equalsIgnoreCase)
-				|| words.stream().noneMatch(tableName::equalsIgnoreCase)) {
-			return;
-		}
+	}
+
+	/** Whether the condition reads a column the statement writes, the token column included. */
+	private boolean readsWrittenColumns(Update update, List<String> whereWords) {
 		List<String> written = new ArrayList<>();
 		written.add(this.tokenColumn);
 		for (UpdateSet set : update.getUpdateSets()) {
 			set.getColumns().forEach((column) -> written.add(unquote(column.getColumnName())));
 		}
-		List<String> read = written.stream()
-			.filter((column) -> words.stream().anyMatch(column::equalsIgnoreCase))
-			.distinct()
-			.toList();
-		if (!read.isEmpty()) {
-			throw refused(sql, "its condition reads the updated table in a subquery, over " + read
-					+ ", which the statement writes: the rows it targets change as it writes, so the fence could "
-					+ "not tell which rows it refused; select the keys first, then update by key");
-		}
+		return whereWords.stream().anyMatch((word) -> written.stream().anyMatch(word::equalsIgnoreCase));
 	}
 
 	/** The words of {@code sql} as the parser's own lexer reads them, identifiers unquoted. */
@@ -208,11 +225,21 @@ public final class GuardedUpdateParser {
 		Statements statements = CCJSqlParserUtil.parseStatements(parser, PARSER_THREADS);
 		boolean doublePipe = false;
 		boolean or = false;
-		for (Token token = first.next; token != null && token.kind != 0; token = token.next) {
+		boolean dashComment = false;
+		boolean executableComment = false;
+		for (Token token = first.next; token != null; token = token.next) {
+			for (Token comment = token.specialToken; comment != null; comment = comment.specialToken) {
+				executableComment |= comment.image.startsWith("/*!") || comment.image.startsWith("/*M!");
+				dashComment |= comment.image.startsWith("--") && (comment.image.length() == 2
+						|| !Character.isWhitespace(comment.image.charAt(2)));
+			}
+			if (token.kind == 0) {
+				break;
+			}
 			doublePipe |= token.image.equals("||");
 			or |= token.image.equalsIgnoreCase("OR") || token.image.equalsIgnoreCase("XOR") || token.image.equals("||");
 		}
-		return new Parsed(statements, parser.parameterCount(), doublePipe, or);
+		return new Parsed(statements, parser.parameterCount(), doublePipe, or, dashComment, executableComment);
 	}
 
 	private static int parameterCountOf(String rendered, String sql) {
@@ -382,7 +409,8 @@ public final class GuardedUpdateParser {
 		return (lineBreak > 0) ? message.substring(0, lineBreak) : message;
 	}
 
-	private record Parsed(Statements statements, int parameterCount, boolean hasDoublePipe, boolean hasOr) {
+	private record Parsed(Statements statements, int parameterCount, boolean hasDoublePipe, boolean hasOr,
+			boolean hasDashComment, boolean hasExecutableComment) {
 	}
 
 	/** Exposes the parser's count of the JDBC parameters it read. */

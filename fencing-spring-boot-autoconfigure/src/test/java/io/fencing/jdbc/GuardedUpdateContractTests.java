@@ -153,10 +153,17 @@ abstract class GuardedUpdateContractTests {
 	}
 
 	@Test
-	void fencesRowsChosenByASubquery() {
-		assertThat(update(2, "UPDATE %s SET quantity = ? WHERE sku IN (SELECT sku FROM %s WHERE warehouse = ?)",
+	void fencesRowsChosenByASubqueryOnAnotherTable() {
+		String feed = this.stock + "_feed";
+		this.extraTables.add(feed);
+		this.jdbc.execute("CREATE TABLE " + feed + " (sku VARCHAR(32) PRIMARY KEY, warehouse VARCHAR(16))");
+		this.jdbc.update("INSERT INTO " + feed + " (sku, warehouse) VALUES ('A-1', 'W1'), ('B-2', 'W1'), ('C-3', 'W2')");
+		assertThat(update(2, "UPDATE %s SET quantity = ? WHERE sku IN (SELECT sku FROM " + feed + " WHERE warehouse = ?)",
 				1, "W1")).isEqualTo(2);
-		assertThat(quantities()).containsExactly(1, 1, 30);
+		update(5, "UPDATE %s SET quantity = ? WHERE sku = ?", 22, "B-2");
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> update(3,
+				"UPDATE %s SET quantity = ? WHERE sku IN (SELECT sku FROM " + feed + " WHERE warehouse = ?)", 0, "W1"));
+		assertThat(quantities()).containsExactly(1, 22, 30);
 	}
 
 	@Test

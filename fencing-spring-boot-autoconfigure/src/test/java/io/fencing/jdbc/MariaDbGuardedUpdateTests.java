@@ -40,4 +40,14 @@ class MariaDbGuardedUpdateTests extends GuardedUpdateContractTests {
 		assertThat(rows()).isEqualTo(before);
 	}
 
+	@Test
+	void refusesADoubleDashThatMariaDbReadsAsTwoMinusSigns() {
+		List<Map<String, Object>> before = rows();
+		// MariaDB reads "quantity --1 WHERE sku = ?" as quantity - (-1) for one row; the parser, as a comment.
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> update(5, "UPDATE %s SET quantity = quantity --1 WHERE sku = 'A-1'"))
+			.withMessageContaining("'--' without a space");
+		assertThat(rows()).isEqualTo(before);
+	}
+
 }

@@ -83,19 +83,49 @@ class GuardedUpdateParserTests {
 			.isEmpty();
 	}
 
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', textBlock = """
+			UPDATE t x SET qty = 0 WHERE EXISTS (SELECT 1 FROM t y WHERE y.wh = x.wh AND y.last_token <= 5)
+			UPDATE t x SET wh = ? WHERE id <> (SELECT COUNT(*) FROM t y WHERE y.wh = x.wh)
+			UPDATE t SET qty = 0 WHERE (1, 10, 0) IN (SELECT * FROM t)
+			UPDATE t SET qty = ? WHERE sku IN (SELECT sku FROM feed f JOIN t ON t.sku = f.sku)
+			UPDATE t SET qty = ? WHERE sku IN (SELECT f.sku FROM feed f, t)
+			UPDATE inv.t SET qty = ? WHERE sku IN (SELECT sku FROM inv.t WHERE wh = ?)
+			""")
+	void refusesASubqueryOnTheUpdatedTable(String sql) {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.parser.parse(sql))
+			.withMessageContaining("reads the updated table")
+			.withMessageContaining("in a subquery");
+	}
+
 	@Test
-	void refusesASubqueryOnTheUpdatedTableThatReadsWhatTheStatementWrites() {
+	void acceptsSubqueriesOnOtherTables() {
+		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE sku IN (SELECT sku FROM feed WHERE qty > 0)").fencedSql())
+			.isEqualTo("UPDATE t SET qty = ?, last_token = ? WHERE (sku IN (SELECT sku FROM feed WHERE qty > 0)) "
+					+ "AND last_token <= ?");
+		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE t.sku IN (SELECT sku FROM feed)")).isNotNull();
+	}
+
+	@Test
+	void checksOnlyNewerRowsWhenTheConditionReadsAWrittenColumn() {
+		assertThat(this.parser.parse("UPDATE t SET sku = ? WHERE sku IN (7, 8)").newestTokenSql(false)).isEqualTo(
+				"SELECT last_token FROM t WHERE CASE WHEN last_token > ? THEN (sku IN (7, 8)) ELSE false END "
+						+ "ORDER BY last_token DESC LIMIT 1");
+		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE sku IN (7, 8)").newestTokenSql(false))
+			.isEqualTo("SELECT last_token FROM t WHERE last_token > ? AND (sku IN (7, 8)) ORDER BY last_token DESC LIMIT 1");
+	}
+
+	@Test
+	void refusesCommentsThatMySqlRuns() {
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.parser.parse(
-					"UPDATE t x SET qty = 0 WHERE EXISTS (SELECT 1 FROM t y WHERE y.wh = x.wh AND y.last_token <= 5)"))
-			.withMessageContaining("[last_token]");
+			.isThrownBy(() -> this.parser.parse("UPDATE t SET qty = 1 /*! WHERE id = 5 */"))
+			.withMessageContaining("/*! ... */");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.parser
-				.parse("UPDATE t x SET wh = ? WHERE id <> (SELECT COUNT(*) FROM t y WHERE y.wh = x.wh)"))
-			.withMessageContaining("[wh]");
-		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE sku IN (SELECT sku FROM t WHERE wh = ?)")).isNotNull();
-		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE sku IN (SELECT sku FROM feed WHERE qty > 0)"))
-			.isNotNull();
+			.isThrownBy(() -> this.parser.parse("UPDATE t SET qty = 1 /*M! WHERE id = 5 */ WHERE id = 1"))
+			.withMessageContaining("/*! ... */");
+		assertThat(this.parser.parse("UPDATE t SET qty = qty --1 WHERE id = 5").usesDashWithoutSpace()).isTrue();
+		assertThat(this.parser.parse("UPDATE t SET qty = ? -- the feed\nWHERE id = 5").usesDashWithoutSpace())
+			.isFalse();
 	}
 
 	@Test
