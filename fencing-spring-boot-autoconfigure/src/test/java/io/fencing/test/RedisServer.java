@@ -9,10 +9,14 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
+
+import org.springframework.util.FileSystemUtils;
 
 /**
  * A {@code redis-server} of a test's own, on a spare port and without persistence, that the test
@@ -26,11 +30,20 @@ public final class RedisServer implements AutoCloseable {
 
 	private final List<String> extraArguments;
 
+	/** Where the server writes (a replica's full sync writes dump.rdb), never the working directory. */
+	private final Path directory;
+
 	private Process process;
 
 	private RedisServer(int port, List<String> extraArguments) {
 		this.port = port;
 		this.extraArguments = extraArguments;
+		try {
+			this.directory = Files.createTempDirectory("redis-" + port + "-");
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("No temporary directory for redis-server", ex);
+		}
 	}
 
 	/** Starts a server on a spare port. */
@@ -144,15 +157,16 @@ public final class RedisServer implements AutoCloseable {
 	@Override
 	public void close() {
 		stop();
+		FileSystemUtils.deleteRecursively(this.directory.toFile());
 	}
 
 	private void startProcess() {
 		List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(this.port), "--bind",
-				"127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no"));
+				"127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no", "--dir",
+				this.directory.toString()));
 		command.addAll(this.extraArguments);
 		try {
-			File log = File.createTempFile("redis-" + this.port + "-", ".log");
-			log.deleteOnExit();
+			File log = this.directory.resolve("redis.log").toFile();
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(log))
 				.start();
