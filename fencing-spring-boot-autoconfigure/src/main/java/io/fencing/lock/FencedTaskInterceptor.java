@@ -309,8 +309,8 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 					: "its watchdog lease (renewal failed)";
 			logger.warn(task.description() + " with token " + held.token().value() + " ran " + ran.toMillis() + " ms"
 					+ ", past " + lease + ": another owner may have taken lock '" + held.token().lockName()
-					+ "', and then its guarded writes from that moment on were refused. The lock is left to its "
-					+ "current owner; raise the lease or shorten the task.");
+					+ "', and if one did, this run's guarded writes from then on were refused. The lock is left to "
+					+ "its current owner; raise the lease or shorten the task.");
 		}
 	}
 
