@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -28,7 +29,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcUtils;
@@ -196,30 +196,55 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	 * table that cannot be read is logged and skipped.
 	 */
 	public OptionalLong newestTokenInGuardedTables() {
-		return newest(this.newestTokenOfTables);
+		return readCommitted((connection) -> newest(connection, List.copyOf(this.newestTokenOfTables)));
 	}
 
 	/**
-	 * The newest token in every table of this template's database that has the token column,
-	 * found from the JDBC metadata, whatever the lock. The starter reads it when a lock's counter
-	 * is missing in Redis, before the first run of that lock writes anything. A table that cannot
-	 * be read is logged and skipped.
+	 * The newest token in every table of this template's database that has the token column
+	 * (on MySQL and MariaDB, of every database on the server), found from the JDBC metadata,
+	 * whatever the lock. The starter reads it when a lock's counter may be behind the storage,
+	 * before the run writes anything. A table that cannot be read is logged and skipped.
 	 */
 	public OptionalLong newestTokenInAllTables() {
-		List<String> queries = execute(this::newestTokenOfEveryTable);
-		return newest((queries != null) ? queries : List.of());
+		return readCommitted((connection) -> newest(connection, newestTokenOfEveryTable(connection)));
 	}
 
-	private OptionalLong newest(Iterable<String> queries) {
-		OptionalLong newest = OptionalLong.empty();
-		for (String sql : queries) {
+	/**
+	 * Runs {@code reads} on a connection of its own in auto-commit mode, outside any transaction
+	 * of the caller, so that each read sees the latest committed rows rather than an old snapshot.
+	 */
+	private OptionalLong readCommitted(SqlRead reads) {
+		try (Connection connection = obtainDataSource().getConnection()) {
+			boolean autoCommit = connection.getAutoCommit();
+			if (!autoCommit) {
+				connection.setAutoCommit(true);
+			}
 			try {
-				Long token = queryForObject(sql, Long.class);
-				if (token != null && (newest.isEmpty() || token > newest.getAsLong())) {
-					newest = OptionalLong.of(token);
+				return reads.read(connection);
+			}
+			finally {
+				if (!autoCommit) {
+					connection.setAutoCommit(false);
 				}
 			}
-			catch (DataAccessException ex) {
+		}
+		catch (SQLException ex) {
+			throw translateException("reading the newest stored token", null, ex);
+		}
+	}
+
+	private OptionalLong newest(Connection connection, List<String> queries) {
+		OptionalLong newest = OptionalLong.empty();
+		for (String sql : queries) {
+			try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(sql)) {
+				if (result.next()) {
+					long token = result.getLong(1);
+					if (!result.wasNull() && (newest.isEmpty() || token > newest.getAsLong())) {
+						newest = OptionalLong.of(token);
+					}
+				}
+			}
+			catch (SQLException ex) {
 				// One unreadable table must not keep the others from raising the counter.
 				logger.warn("Could not read the newest token of a guarded table (" + sql + "): " + ex.getMessage());
 			}
@@ -232,8 +257,11 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		String column = metaData.storesUpperCaseIdentifiers() ? this.tokenColumn.toUpperCase(Locale.ROOT)
 				: metaData.storesLowerCaseIdentifiers() ? this.tokenColumn.toLowerCase(Locale.ROOT) : this.tokenColumn;
 		String quote = metaData.getIdentifierQuoteString().trim();
+		// MySQL and MariaDB: a catalog is a database, and a guarded UPDATE may name another one.
+		String catalog = (Dialect.of(metaData.getDatabaseProductName()) == Dialect.MYSQL) ? null
+				: connection.getCatalog();
 		List<String> queries = new ArrayList<>();
-		try (ResultSet rows = metaData.getColumns(connection.getCatalog(), null, null, column)) {
+		try (ResultSet rows = metaData.getColumns(catalog, null, null, column)) {
 			while (rows.next()) {
 				String name = rows.getString("COLUMN_NAME");
 				if (!this.tokenColumn.equalsIgnoreCase(name)) {
@@ -391,6 +419,13 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 			}
 			return (name.contains("mysql") || name.contains("mariadb")) ? MYSQL : OTHER;
 		}
+
+	}
+
+	@FunctionalInterface
+	private interface SqlRead {
+
+		OptionalLong read(Connection connection) throws SQLException;
 
 	}
 

@@ -52,9 +52,12 @@ public class FencedLocks {
 			end
 			return 0""";
 
+	/** Redis key prefix of the mark that a lock's counter was checked against the stored tokens. */
+	private static final String CHECKED_KEY_PREFIX = "fencing_counter_checked";
+
 	/**
-	 * While the owner still holds the lock, raises the counter to the floor and issues the next
-	 * token to that owner; returns nil when the lock is no longer held by it.
+	 * While the owner still holds the lock, raises the counter to the floor, issues the next token
+	 * to that owner and marks the counter checked; returns nil when the lock is no longer held by it.
 	 */
 	private static final String REISSUE_ABOVE = """
 			if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
@@ -64,6 +67,7 @@ public class FencedLocks {
 			if current < tonumber(ARGV[2]) then
 				redis.call('set', KEYS[2], ARGV[2])
 			end
+			redis.call('set', KEYS[3], '1')
 			return redis.call('incr', KEYS[2])""";
 
 	private final RedissonClient redisson;
@@ -103,8 +107,14 @@ public class FencedLocks {
 			token = acquisition.get();
 		}
 		catch (InterruptedException ex) {
-			// The acquisition may still complete: give it back whenever it does.
-			acquisition.whenComplete((acquired, error) -> giveBack(lock, owner));
+			// The acquisition may still complete: give it back whenever it does, and if it took the
+			// first token of a missing counter, unchecked, have the next acquisition check it.
+			acquisition.whenComplete((acquired, error) -> {
+				if (acquired != null && acquired == 1L) {
+					forgetCounterCheck(lock);
+				}
+				giveBack(lock, owner);
+			});
 			throw ex;
 		}
 		catch (ExecutionException ex) {
@@ -169,9 +179,36 @@ public class FencedLocks {
 		RedissonFencedLock lock = held.lock();
 		String ownerField = lock.getServiceManager().getId() + ":" + held.owner();
 		Long token = script().eval(lock.getName(), RScript.Mode.READ_WRITE, REISSUE_ABOVE,
-				RScript.ReturnType.LONG, List.of(rawKey(lock.getRawName()), rawKey(tokenKey(lock))), ownerField,
+				RScript.ReturnType.LONG,
+				List.of(rawKey(lock.getRawName()), rawKey(tokenKey(lock)), rawKey(checkedKey(lock))), ownerField,
 				String.valueOf(floor));
 		return (token != null) ? new FencingToken(held.token().lockName(), token) : null;
+	}
+
+	/**
+	 * Whether the counter of the held lock was checked against the stored tokens since Redis last
+	 * lost it: the mark lives beside the counter, in the same slot, and goes when Redis loses data.
+	 */
+	public boolean isCounterChecked(HeldLock held) {
+		Long exists = script().eval(held.lock().getName(), RScript.Mode.READ_ONLY,
+				"return redis.call('exists', KEYS[1])", RScript.ReturnType.LONG,
+				List.of(rawKey(checkedKey(held.lock()))));
+		return exists != null && exists == 1L;
+	}
+
+	/** Marks the counter of the held lock checked: it is above every stored token. */
+	public void markCounterChecked(HeldLock held) {
+		script().eval(held.lock().getName(), RScript.Mode.READ_WRITE, "redis.call('set', KEYS[1], '1') return 1",
+				RScript.ReturnType.LONG, List.of(rawKey(checkedKey(held.lock()))));
+	}
+
+	/**
+	 * Forgets the check of a lock's counter: a token was issued from a missing counter and not
+	 * checked against the stored tokens, so the next acquisition must check again.
+	 */
+	public void forgetCounterCheck(RedissonFencedLock lock) {
+		script().evalAsync(lock.getName(), RScript.Mode.READ_WRITE, "return redis.call('del', KEYS[1])",
+				RScript.ReturnType.LONG, List.of(rawKey(checkedKey(lock))));
 	}
 
 	private RScript script() {
@@ -190,6 +227,10 @@ public class FencedLocks {
 	/** The counter key, named as Redisson names it from the already mapped lock name. */
 	private static String tokenKey(RedissonFencedLock lock) {
 		return RedissonObject.prefixName(TOKEN_KEY_PREFIX, lock.getRawName());
+	}
+
+	private static String checkedKey(RedissonFencedLock lock) {
+		return RedissonObject.prefixName(CHECKED_KEY_PREFIX, lock.getRawName());
 	}
 
 	/** A key Redisson sends as it is: a String key would go through the client's NameMapper again. */

@@ -8,6 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import io.fencing.FencedTask;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.Advised;
@@ -33,9 +35,14 @@ import org.springframework.util.ClassUtils;
 public class FencedTaskBeanValidator implements BeanPostProcessor, Ordered, BeanFactoryAware,
 		SmartInitializingSingleton {
 
+	private static final Log logger = LogFactory.getLog(FencedTaskBeanValidator.class);
+
 	private final Supplier<FencedTaskMethods> methods;
 
 	private final Set<Class<?>> classesWithoutTasks = ConcurrentHashMap.newKeySet();
+
+	/** The task names of the beans created so far, proxied ones included. */
+	private final Set<String> taskNames = ConcurrentHashMap.newKeySet();
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
@@ -53,7 +60,8 @@ public class FencedTaskBeanValidator implements BeanPostProcessor, Ordered, Bean
 	/**
 	 * Fails the startup on a {@code fencing.tasks.<name>} key that no task has: its settings would
 	 * be silently ignored (Boot's binding drops characters such as {@code :} and {@code #} from a
-	 * map key written without brackets). Reads the bean types, so lazy beans count too.
+	 * map key written without brackets). The tasks are those of the beans created so far and of
+	 * the bean types; when a lazy bean's class could not be seen, the key is only warned about.
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
@@ -61,29 +69,39 @@ public class FencedTaskBeanValidator implements BeanPostProcessor, Ordered, Bean
 		if (resolver.configuredTaskNames().isEmpty() || this.beanFactory == null) {
 			return;
 		}
-		Set<String> known = new TreeSet<>();
+		Set<String> known = new TreeSet<>(this.taskNames);
+		boolean unseenBeans = false;
 		for (String beanName : this.beanFactory.getBeanDefinitionNames()) {
 			Class<?> type = this.beanFactory.getType(beanName, false);
-			if (type == null) {
-				continue;
+			unseenBeans |= this.beanFactory.getBeanDefinition(beanName).isLazyInit()
+					&& !this.beanFactory.containsSingleton(beanName);
+			if (type != null && AnnotationUtils.isCandidateClass(type, FencedTask.class)) {
+				known.addAll(taskNamesOf(ClassUtils.getUserClass(type)));
 			}
-			Class<?> userClass = ClassUtils.getUserClass(type);
-			if (!AnnotationUtils.isCandidateClass(userClass, FencedTask.class)) {
-				continue;
-			}
-			tasksOf(userClass).forEach((method, task) -> known
-				.add(resolver.taskName(task, ClassUtils.getQualifiedMethodName(method, userClass))));
 		}
 		Set<String> unknown = new TreeSet<>(resolver.configuredTaskNames());
 		unknown.removeAll(known);
-		if (!unknown.isEmpty()) {
-			throw new IllegalStateException("fencing.tasks has settings for " + unknown.stream()
-				.map((name) -> "'" + name + "'")
-				.toList() + ", which no @FencedTask has; the tasks are " + known
-					+ ". A name with characters other than letters, digits and '-' (such as ':', '.' or '#{...}') "
-					+ "must be written in brackets to keep them: fencing.tasks[stock-sync:#{#sku}].lease-time=5s, "
-					+ "or in YAML a key \"[stock-sync:#{#sku}]\"");
+		if (unknown.isEmpty()) {
+			return;
 		}
+		String message = "fencing.tasks has settings for " + unknown.stream().map((name) -> "'" + name + "'").toList()
+				+ ", which no @FencedTask has; the tasks are " + known
+				+ ". A name with characters other than letters, digits and '-' (such as ':', '.' or '#{...}') "
+				+ "must be written in brackets to keep them: fencing.tasks[stock-sync:#{#sku}].lease-time=5s, "
+				+ "or in YAML a key \"[stock-sync:#{#sku}]\"";
+		if (unseenBeans) {
+			logger.warn(message + " (not failing the startup: lazy beans not created yet may have these tasks)");
+			return;
+		}
+		throw new IllegalStateException(message);
+	}
+
+	private Set<String> taskNamesOf(Class<?> type) {
+		FencedTaskMethods resolver = this.methods.get();
+		Set<String> names = new TreeSet<>();
+		tasksOf(type).forEach((method, task) -> names
+			.add(resolver.taskName(task, ClassUtils.getQualifiedMethodName(method, type))));
+		return names;
 	}
 
 	@Override
@@ -103,6 +121,7 @@ public class FencedTaskBeanValidator implements BeanPostProcessor, Ordered, Bean
 			this.classesWithoutTasks.add(targetClass);
 			return bean;
 		}
+		this.taskNames.addAll(taskNamesOf(targetClass));
 		FencedTaskMethods resolver = this.methods.get();
 		tasks.keySet().forEach((method) -> {
 			FencedTaskMethod task = resolver.get(method, targetClass);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -50,7 +51,8 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	/** A lock that stays busy is reported at INFO at most this often, so that skips are seen. */
 	private static final long BUSY_REPORT_INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
 
-	private static final int MAX_BUSY_LOCKS_TRACKED = 10_000;
+	/** Bounds the per-lock bookkeeping when lock names are per entity; a cleared entry costs a lookup. */
+	private static final int MAX_LOCKS_TRACKED = 100_000;
 
 	private final Supplier<FencedTaskMethods> methods;
 
@@ -62,6 +64,9 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 
 	/** Per busy lock: when it was first found busy and when that was last reported. */
 	private final Map<String, long[]> busySince = new ConcurrentHashMap<>();
+
+	/** Lock names whose counter this process has seen checked against the stored tokens. */
+	private final Set<String> checkedCounters = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * The collaborators are looked up on first use: the interceptor is created while the context
@@ -193,7 +198,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	/** The first skip of a busy lock, then one a minute while it stays busy, at INFO. */
 	private void reportSkip(FencedTaskMethod task, String lockName) {
 		long now = System.nanoTime();
-		if (this.busySince.size() > MAX_BUSY_LOCKS_TRACKED) {
+		if (this.busySince.size() > MAX_LOCKS_TRACKED) {
 			this.busySince.clear();
 		}
 		long[] since = this.busySince.computeIfAbsent(lockName, (name) -> new long[] { now, now - BUSY_REPORT_INTERVAL_NANOS });
@@ -226,13 +231,25 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * Token 1 means the counter key did not exist: the lock is new, or Redis lost the counter
-	 * (restart without persistence, FLUSHALL, eviction). Before the body runs, the counter is
-	 * raised above the newest token in every table with the token column, and this acquisition
-	 * takes the next token, so that it never writes with a token below what storage holds.
+	 * Before the body runs, makes sure the counter is above every token already stored. Token 1
+	 * means the counter key did not exist: the lock is new, or Redis lost the counter (restart
+	 * without persistence, FLUSHALL, eviction). A counter is also checked when it carries no mark of
+	 * an earlier check (a first token taken by a run that never got to check it). The counter is
+	 * then raised above the newest token in every table with the token column, and this
+	 * acquisition takes the next token, so that it never writes with a token below what storage
+	 * holds. Checked counters are remembered, so this costs one Redis call per lock name and process.
 	 */
 	private HeldLock aboveEveryStoredToken(FencedLocks locks, HeldLock held) {
-		if (held.token().value() != 1) {
+		String lockName = held.token().lockName();
+		boolean missing = held.token().value() == 1;
+		if (missing) {
+			this.checkedCounters.remove(lockName);
+		}
+		else if (this.checkedCounters.contains(lockName)) {
+			return held;
+		}
+		else if (locks.isCounterChecked(held)) {
+			rememberChecked(lockName);
 			return held;
 		}
 		long floor;
@@ -240,24 +257,40 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 			floor = newest(AcceptedTokens::newestInAllTables);
 		}
 		catch (RuntimeException ex) {
-			throw new IllegalStateException("Lock '" + held.token().lockName() + "' has no token counter in Redis (a "
-					+ "new lock name, or Redis lost it), and the newest token in the guarded tables could not be read "
-					+ "to raise it; the task did not run, so that it never writes with a token below the stored ones",
-					ex);
+			if (missing) {
+				locks.forgetCounterCheck(held.lock());
+			}
+			throw new IllegalStateException("The token counter of lock '" + lockName + "' is not known to be above "
+					+ "the stored tokens (a new lock name, or Redis lost it), and the newest token in the guarded "
+					+ "tables could not be read to raise it; the task did not run, so that it never writes with a "
+					+ "token below the stored ones", ex);
 		}
-		if (floor < 1) {
+		if (floor < held.token().value()) {
+			locks.markCounterChecked(held);
+			rememberChecked(lockName);
 			return held;
 		}
 		FencingToken token = locks.reissueAbove(held, floor);
 		if (token == null) {
-			throw new LockUnavailableException(held.token().lockName(), "Lock '" + held.token().lockName()
+			if (missing) {
+				locks.forgetCounterCheck(held.lock());
+			}
+			throw new LockUnavailableException(lockName, "Lock '" + lockName
 					+ "' was lost while its token counter was raised above the stored tokens; the task did not run");
 		}
+		rememberChecked(lockName);
 		// INFO, not WARN: a new lock name looks the same as a lost counter.
-		logger.info("Lock '" + held.token().lockName() + "' had no token counter in Redis (a new lock name, or "
-				+ "Redis lost it: restart without persistence, FLUSHALL, eviction) while the guarded tables hold "
-				+ "token " + floor + "; the counter is raised, and this run writes with token " + token.value());
+		logger.info("The token counter of lock '" + lockName + "' was at " + held.token().value() + " (a new lock "
+				+ "name, or Redis lost it: restart without persistence, FLUSHALL, eviction) while the guarded tables "
+				+ "hold token " + floor + "; it is raised, and this run writes with token " + token.value());
 		return held.withToken(token);
+	}
+
+	private void rememberChecked(String lockName) {
+		if (this.checkedCounters.size() > MAX_LOCKS_TRACKED) {
+			this.checkedCounters.clear();
+		}
+		this.checkedCounters.add(lockName);
 	}
 
 	/**
@@ -304,6 +337,13 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		Duration ran = Duration.ofNanos(System.nanoTime() - held.acquiredAtNanos());
 		boolean overran = held.leaseTime() != null && ran.compareTo(held.leaseTime()) > 0;
 		boolean released = locks.release(held);
+		if (!overran && !released) {
+			logger.warn(task.description() + " with token " + held.token().value() + " ran " + ran.toMillis()
+					+ " ms and found lock '" + held.token().lockName() + "' no longer its own, with lease time left: "
+					+ "Redis lost it (a restart, FLUSHALL or failover) or it was unlocked by force. Another owner may "
+					+ "have taken it, and if one did, this run's guarded writes from then on were refused.");
+			return;
+		}
 		if (overran || !released) {
 			String lease = (held.leaseTime() != null) ? "its " + held.leaseTime().toMillis() + " ms lease"
 					: "its watchdog lease (renewal failed)";

@@ -152,17 +152,16 @@ public final class GuardedUpdateParser {
 	 * refused row: such a condition is refused.
 	 */
 	private static void rejectSubqueriesOnTheUpdatedTable(Update update, List<String> whereWords, String sql) {
+		if (whereWords.stream().noneMatch("SELECT"::equalsIgnoreCase)) {
+			return;
+		}
+		// Any mention of the table's name that does not qualify a column ("t.sku") counts as reading
+		// it, however the subquery names it: "FROM db.schema.t", "FROM ONLY t", "FROM (t)",
+		// "STRAIGHT_JOIN t".
 		String table = unquote(update.getTable().getName());
-		for (int i = 0; i + 1 < whereWords.size(); i++) {
-			String word = whereWords.get(i);
-			if (!word.equalsIgnoreCase("FROM") && !word.equalsIgnoreCase("JOIN") && !word.equals(",")) {
-				continue;
-			}
-			int name = i + 1;
-			if (name + 2 < whereWords.size() && whereWords.get(name + 1).equals(".")) {
-				name += 2; // schema.table
-			}
-			if (whereWords.get(name).equalsIgnoreCase(table)) {
+		for (int i = 0; i < whereWords.size(); i++) {
+			boolean qualifiesAColumn = i + 1 < whereWords.size() && whereWords.get(i + 1).equals(".");
+			if (whereWords.get(i).equalsIgnoreCase(table) && !qualifiesAColumn) {
 				throw refused(sql, "its condition reads the updated table '" + table + "' in a subquery: the rows "
 						+ "it targets would change as it writes, so the fence could not tell which rows it refused; "
 						+ "select the keys first, then update by key");

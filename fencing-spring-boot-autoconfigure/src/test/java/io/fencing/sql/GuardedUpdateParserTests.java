@@ -91,6 +91,10 @@ class GuardedUpdateParserTests {
 			UPDATE t SET qty = ? WHERE sku IN (SELECT sku FROM feed f JOIN t ON t.sku = f.sku)
 			UPDATE t SET qty = ? WHERE sku IN (SELECT f.sku FROM feed f, t)
 			UPDATE inv.t SET qty = ? WHERE sku IN (SELECT sku FROM inv.t WHERE wh = ?)
+			UPDATE t SET qty = 11 WHERE (1, 10, 0) IN (SELECT * FROM test.public.t)
+			UPDATE t SET qty = 11 WHERE (1, 10, 0) IN (SELECT * FROM ONLY t)
+			UPDATE t SET qty = 11 WHERE (1, 10, 0) IN (SELECT * FROM (t))
+			UPDATE t SET qty = 11 WHERE (1, 10, 0) IN (SELECT y.id, y.qty FROM f STRAIGHT_JOIN t y ON y.id = f.id)
 			""")
 	void refusesASubqueryOnTheUpdatedTable(String sql) {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.parser.parse(sql))
