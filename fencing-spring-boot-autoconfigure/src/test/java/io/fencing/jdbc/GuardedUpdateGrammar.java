@@ -17,10 +17,13 @@ import net.jqwik.api.arbitraries.ListArbitrary;
 
 /**
  * A grammar of single-table UPDATE statements with their arguments, over the tables of
- * {@link GuardedUpdateProperties}: assignments of placeholders, literals and expressions, and
- * conditions with AND, OR, NOT, IN lists, subqueries on the same table, LIKE ... ESCAPE, string
- * functions and concatenation, and key equalities. It generates only what the database should
- * accept as a plain UPDATE; the property discards the rare statement the database rejects.
+ * {@link GuardedUpdateProperties}: assignments of placeholders, literals, expressions and
+ * subqueries on a second table, and conditions with AND, OR, NOT, IN lists, subqueries on a
+ * second table or on the updated one, LIKE ... ESCAPE, string functions and concatenation, and key
+ * equalities, with comments between SET and WHERE. It generates only what the database should
+ * accept as a plain UPDATE; the property discards the rare statement the database rejects. A
+ * statement the starter refuses by design (README, "What guardedUpdate does") says so in
+ * {@link Statement#refusal()}, so that the property expects the refusal.
  */
 final class GuardedUpdateGrammar {
 
@@ -29,10 +32,22 @@ final class GuardedUpdateGrammar {
 
 	private static final List<String> MIXED_SKUS = List.of("A-1", "B-2", "C-3", "7", "07", "x?");
 
+	/**
+	 * With {@code -Dfencing.generative.knownBypasses=true}, also the subqueries on the updated table
+	 * that the starter takes though it should refuse them, and then writes part of the targeted rows:
+	 * {@code catalog.schema.table} (PostgreSQL, H2), {@code FROM ONLY table} (PostgreSQL),
+	 * {@code STRAIGHT_JOIN table} and {@code FROM (table)} (MariaDB). Its scan for the updated table
+	 * looks only at the word after FROM, JOIN or a comma, past one qualifier. Off by default until
+	 * the starter refuses them, so that the property keeps testing the rest.
+	 */
+	static final String KNOWN_BYPASSES_PROPERTY = "fencing.generative.knownBypasses";
+
 	/** Text that a string search for placeholders, quotes or operators would trip over. */
 	private static final List<String> TRICKY_STRINGS = List.of("x?", "it's", "a||b", "W1", "A-1", "");
 
 	private final Dialect dialect;
+
+	private final TableKind kind;
 
 	private final String table;
 
@@ -42,31 +57,56 @@ final class GuardedUpdateGrammar {
 
 	private final boolean numericSkus;
 
-	private GuardedUpdateGrammar(Dialect dialect, String table, TableReference reference, List<Row> rows,
-			boolean numericSkus) {
+	private final Tables tables;
+
+	private GuardedUpdateGrammar(Dialect dialect, TableKind kind, String table, TableReference reference, List<Row> rows,
+			boolean numericSkus, Tables tables) {
 		this.dialect = dialect;
+		this.kind = kind;
 		this.table = table;
 		this.reference = reference;
 		this.rows = rows;
 		this.numericSkus = numericSkus;
+		this.tables = tables;
 	}
 
 	/**
-	 * Seeded rows of one of the tables, a writer's token and an UPDATE of that table.
-	 * @param tableNames the name of each kind of table
+	 * Seeded rows of one of the tables and of the feed table, a writer's token, an UPDATE of that
+	 * table and whether it runs in a transaction of the caller.
+	 * @param tables the names of the tables
 	 */
-	static Arbitrary<Scenario> scenarios(Dialect dialect, Function<TableKind, String> tableNames) {
+	static Arbitrary<Scenario> scenarios(Dialect dialect, Tables tables) {
 		Arbitrary<TableKind> kinds = Arbitraries.of(TableKind.class);
 		// Numeric keys only: MariaDB (strict mode) and H2 fail an UPDATE comparing 'A-1' with a number.
 		Arbitrary<Boolean> numericSkus = Arbitraries.of(false, true);
+		// Mostly in a transaction of its own; sometimes in the caller's, which must survive a refusal.
+		Arbitrary<CallerTransaction> callers = Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just(CallerTransaction.NONE)),
+				Tuple.of(1, Arbitraries.just(CallerTransaction.READ_COMMITTED)),
+				Tuple.of(1, Arbitraries.just(CallerTransaction.DATABASE_DEFAULT)));
 		return Combinators.combine(kinds, numericSkus).flatAs((kind, numeric) -> {
-			String table = tableNames.apply(kind);
-			return Combinators.combine(rows(kind, numeric), Arbitraries.longs().between(1, 9), references(dialect, table))
-				.flatAs((rows, token, reference) -> new GuardedUpdateGrammar(dialect, table, reference, rows, numeric)
+			String table = tables.names().apply(kind);
+			return Combinators
+				.combine(rows(kind, numeric), feedRows(numeric), Arbitraries.longs().between(1, 9),
+						references(dialect, table), callers)
+				.flatAs((rows, feed, token, reference, caller) -> new GuardedUpdateGrammar(dialect, kind, table, reference,
+						rows, numeric, tables)
 					.statements()
 					.flatMap((statement) -> givenArguments(statement)
-						.map((given) -> new Scenario(dialect, kind, table, rows, token, statement, given))));
+						.map((given) -> new Scenario(dialect, kind, table, rows, feed, token, statement, given, caller))));
 		});
+	}
+
+	/** Rows of the second table, which subqueries of an accepted statement read. */
+	private static Arbitrary<List<FeedRow>> feedRows(boolean numeric) {
+		Arbitrary<String> skus = Arbitraries.of(numeric ? NUMERIC_SKUS : MIXED_SKUS);
+		Arbitrary<FeedRow> rows = Combinators
+			.combine(skus, Arbitraries.of("W1", "W2").injectNull(0.2), Arbitraries.integers().between(0, 20))
+			.as((sku, wh, qty) -> new FeedRow(0, sku, wh, qty));
+		return rows.list()
+			.ofMaxSize(4)
+			.map((seeds) -> IntStream.range(0, seeds.size())
+				.mapToObj((i) -> new FeedRow(i + 1, seeds.get(i).sku(), seeds.get(i).wh(), seeds.get(i).qty()))
+				.toList());
 	}
 
 	private static Arbitrary<List<Row>> rows(TableKind kind, boolean numeric) {
@@ -102,11 +142,29 @@ final class GuardedUpdateGrammar {
 
 	private Arbitrary<Statement> statements() {
 		Scope outer = new Scope((this.reference.alias() != null) ? this.reference.alias() : this.reference.name());
-		Arbitrary<String> comments = Arbitraries.of("", "", "", "", " /* why? */");
 		// Key lookups often, since a condition that pins a key takes the starter's single-statement path.
 		Arbitrary<Sql> conditions = Arbitraries.frequencyOf(Tuple.of(3, condition(3, outer)), Tuple.of(1, keyLookup(outer)));
-		return Combinators.combine(assignments(outer), conditions.injectNull(0.1), comments)
+		return Combinators.combine(assignments(outer), conditions.injectNull(0.1), comments())
 			.as((set, where, comment) -> new Statement(this.reference, set, where, comment));
+	}
+
+	/** What may stand between SET and WHERE: mostly nothing, some comments the starter refuses. */
+	private Arbitrary<Sql> comments() {
+		Sql dashes = Sql.of(" --x\n");
+		Sql minusOne = Sql.of(" --1\n");
+		if (this.dialect == Dialect.MARIADB) {
+			// Two minus signs to MariaDB ("qty --1" is qty + 1), a comment to the parser.
+			String why = "'--' without a space on MariaDB";
+			dashes = dashes.refusedBecause(why);
+			minusOne = minusOne.refusedBecause(why);
+		}
+		// MariaDB runs the content of /*! ... */ and /*M! ... */, which the parser drops: refused everywhere.
+		String executable = "a /*! ... */ comment";
+		return Arbitraries.frequencyOf(Tuple.of(48, Arbitraries.just(Sql.of(""))),
+				Tuple.of(6, Arbitraries.just(Sql.of(" /* why? */"))), Tuple.of(3, Arbitraries.just(Sql.of(" -- why?\n"))),
+				Tuple.of(2, Arbitraries.of(dashes, minusOne)),
+				Tuple.of(1, Arbitraries.of(" /*! , qty = 0 */", " /*!100000 , qty = 0 */", " /*M! , note = NULL */", " /*!*/")
+					.map((comment) -> Sql.of(comment).refusedBecause(executable))));
 	}
 
 	private Arbitrary<Sql> assignments(Scope scope) {
@@ -148,16 +206,20 @@ final class GuardedUpdateGrammar {
 		if (depth > 0) {
 			Arbitrary<Sql> inner = Arbitraries.lazy(() -> condition(depth - 1, scope));
 			choices.add(Tuple.of(2, inSubquery(scope)));
-			choices.add(Tuple.of(1, exists(scope)));
+			choices.add(Tuple.of(2, exists(scope)));
+			choices.add(Tuple.of(1, rowSubquery(scope)));
 			choices.add(Tuple.of(4, Combinators.combine(inner, inner).as((a, b) -> Sql.format("%s AND %s", a, b))));
 			choices.add(Tuple.of(4, Combinators.combine(inner, inner).as((a, b) -> Sql.format("%s OR %s", a, b))));
 			choices.add(Tuple.of(2, inner.map((a) -> Sql.format("(%s)", a))));
 			choices.add(Tuple.of(2, inner.map((a) -> Sql.format("NOT (%s)", a))));
 			if (this.dialect == Dialect.MARIADB) {
-				// MariaDB without PIPES_AS_CONCAT: || is OR, && is AND.
-				choices.add(Tuple.of(3, Combinators.combine(inner, inner).as((a, b) -> Sql.format("%s || %s", a, b))));
-				choices.add(Tuple.of(1, Combinators.combine(inner, inner).as((a, b) -> Sql.format("(%s) || (%s)", a, b))));
-				choices.add(Tuple.of(1, Combinators.combine(inner, inner).as((a, b) -> Sql.format("%s && %s", a, b))));
+				// MariaDB without PIPES_AS_CONCAT: || is OR (refused, the parser reads a concatenation), && is AND.
+				String pipes = "'||' on MariaDB";
+				choices.add(Tuple.of(1, Combinators.combine(inner, inner)
+					.as((a, b) -> Sql.format("%s || %s", a, b).refusedBecause(pipes))));
+				choices.add(Tuple.of(1, Combinators.combine(inner, inner)
+					.as((a, b) -> Sql.format("(%s) || (%s)", a, b).refusedBecause(pipes))));
+				choices.add(Tuple.of(2, Combinators.combine(inner, inner).as((a, b) -> Sql.format("%s && %s", a, b))));
 			}
 		}
 		return Arbitraries.frequencyOf(choices);
@@ -267,31 +329,86 @@ final class GuardedUpdateGrammar {
 	}
 
 	private Arbitrary<Sql> inSubquery(Scope scope) {
-		Scope inner = new Scope("y");
 		Arbitrary<String> columns = Arbitraries.of("sku", "id", "qty", "wh");
 		return Combinators
-			.combine(columns, Arbitraries.of(" IN ", " IN ", " NOT IN "), innerCondition(scope, inner), Arbitraries.of(true, false))
-			.flatAs((name, operator, where, qualified) -> column(name, scope)
-				.map((outerColumn) -> Sql.format(outerColumn + operator + "(SELECT " + (qualified ? "y." : "") + name
-						+ " FROM " + this.table + " y WHERE %s)", where)));
+			.combine(subqueryTables(), columns, Arbitraries.of(" IN ", " IN ", " NOT IN "), Arbitraries.of(true, false))
+			.flatAs((source, name, operator, qualified) -> Combinators
+				.combine(column(name, scope), innerCondition(scope, source))
+				.as((outerColumn, where) -> source.read(Sql.format(outerColumn + operator + "(SELECT "
+						+ (qualified ? "y." : "") + name + " FROM " + source.from() + " WHERE %s)", where))));
 	}
 
 	private Arbitrary<Sql> exists(Scope scope) {
-		Scope inner = new Scope("y");
-		return Combinators.combine(Arbitraries.of("EXISTS", "NOT EXISTS"), innerCondition(scope, inner))
-			.as((operator, where) -> Sql.format(operator + " (SELECT 1 FROM " + this.table + " y WHERE y.wh = "
-					+ scope.qualifier() + ".wh AND %s)", where));
+		Arbitrary<String> correlations = Arbitraries.of("wh", "sku").map((name) -> "y." + name + " = " + scope.qualifier() + "." + name);
+		return Combinators
+			.combine(subqueryTables(), Arbitraries.of("EXISTS", "NOT EXISTS"), correlations, Arbitraries.of("1", "*", "y.id"))
+			.flatAs((source, operator, correlation, selected) -> innerCondition(scope, source)
+				.map((where) -> source.read(Sql.format(operator + " (SELECT " + selected + " FROM " + source.from() + " WHERE "
+						+ correlation + " AND %s)", where))));
 	}
 
-	/** The condition of a subquery on the same table, aliased {@code y}. */
-	private Arbitrary<Sql> innerCondition(Scope outer, Scope inner) {
-		Arbitrary<Sql> comparison = Arbitraries.oneOf(
-				Combinators.combine(intColumn(inner), comparisonOperators(), intValues())
+	/** Several columns against a subquery's rows: {@code (sku, wh) IN (SELECT ...)}, or every column with *. */
+	private Arbitrary<Sql> rowSubquery(Scope scope) {
+		return Combinators.combine(subqueryTables(), Arbitraries.of(" IN ", " NOT IN "), Arbitraries.of(true, false))
+			.flatAs((source, operator, star) -> {
+				// SELECT * yields the table's own columns, in the order they were created.
+				List<String> names = !star ? List.of("sku", "wh")
+						: source.updated() ? this.kind.columns() : FeedRow.COLUMNS;
+				String selected = star ? "*" : "y.sku, y.wh";
+				Arbitrary<List<String>> outerColumns = Combinators
+					.combine(names.stream().map((name) -> column(name, scope)).toList())
+					.as((list) -> list);
+				return Combinators.combine(outerColumns, innerCondition(scope, source).injectNull(0.3))
+					.as((columns, where) -> source.read(Sql.format("(" + String.join(", ", columns) + ")" + operator + "(SELECT "
+							+ selected + " FROM " + source.from() + ((where != null) ? " WHERE %s)" : ")"),
+							(where != null) ? new Sql[] { where } : new Sql[0])));
+			});
+	}
+
+	/**
+	 * The table a subquery reads, as {@code y}: mostly the feed table, which the starter takes;
+	 * sometimes the updated table, in any of the ways a statement may name it, which it refuses.
+	 */
+	private Arbitrary<Subquery> subqueryTables() {
+		String feed = this.tables.feed();
+		boolean bypasses = Boolean.getBoolean(KNOWN_BYPASSES_PROPERTY);
+		List<String> names = new ArrayList<>(List.of(this.table, this.dialect.quote(this.table)));
+		if (this.tables.schema() != null) {
+			names.add(this.tables.schema() + "." + this.table);
+			if (bypasses && this.tables.catalog() != null) {
+				names.add(this.tables.catalog() + "." + this.tables.schema() + "." + this.table);
+			}
+		}
+		List<Arbitrary<String>> fromItems = new ArrayList<>();
+		fromItems.add(Arbitraries.of(names).map((name) -> name + " y"));
+		fromItems.add(Arbitraries.of(names).map((name) -> feed + " f JOIN " + name + " y ON y.id = f.id"));
+		fromItems.add(Arbitraries.of(names).map((name) -> feed + " f, " + name + " y"));
+		if (bypasses && this.dialect == Dialect.MARIADB) {
+			fromItems.add(Arbitraries.of(names).map((name) -> feed + " f STRAIGHT_JOIN " + name + " y ON y.id = f.id"));
+			fromItems.add(Arbitraries.of(names).map((name) -> "(" + name + " y)"));
+		}
+		if (bypasses && this.dialect == Dialect.POSTGRES) {
+			fromItems.add(Arbitraries.of(names).map((name) -> "ONLY " + name + " y"));
+		}
+		Arbitrary<Subquery> updated = Arbitraries.oneOf(fromItems).map((from) -> new Subquery(from, true));
+		return Arbitraries.frequencyOf(Tuple.of(5, Arbitraries.just(new Subquery(feed + " y", false))), Tuple.of(1, updated));
+	}
+
+	/** The condition of a subquery, on its table aliased {@code y}. */
+	private Arbitrary<Sql> innerCondition(Scope outer, Subquery source) {
+		Scope inner = new Scope("y");
+		List<Arbitrary<Sql>> comparisons = new ArrayList<>(List.of(
+				Combinators.combine(Arbitraries.of("y.qty", "y.qty", "y.id"), comparisonOperators(), intValues())
 					.as((column, operator, value) -> Sql.format(column + " " + operator + " %s", Sql.param(value))),
 				Combinators.combine(column("sku", inner), skuValues())
 					.as((column, value) -> Sql.format(column + " <> %s", Sql.param(value))),
 				column("wh", inner).map((column) -> Sql.of(column + " = " + outer.qualifier() + ".wh")),
-				Arbitraries.just(Sql.of("y.last_token <= 5")));
+				Combinators.combine(column("qty", inner), Arbitraries.of("<=", ">"))
+					.as((column, operator) -> Sql.of(column + " " + operator + " " + outer.qualifier() + ".qty"))));
+		if (source.updated()) {
+			comparisons.add(Arbitraries.just(Sql.of("y.last_token <= 5")));
+		}
+		Arbitrary<Sql> comparison = Arbitraries.oneOf(comparisons);
 		return Arbitraries.frequencyOf(Tuple.of(3, comparison), Tuple.of(1,
 				Combinators.combine(comparison, comparison).as((a, b) -> Sql.format("%s AND %s", a, b))));
 	}
@@ -317,24 +434,38 @@ final class GuardedUpdateGrammar {
 		if (depth > 0 && !assigned) {
 			choices.add(Tuple.of(2, scalarSubquery(scope)));
 		}
+		if (assigned) {
+			// Only the feed table: MariaDB rejects an UPDATE whose SET reads the updated table.
+			choices.add(Tuple.of(1, assignedFeedSubquery(scope)));
+		}
 		return Arbitraries.frequencyOf(choices);
 	}
 
 	private Arbitrary<Sql> scalarSubquery(Scope scope) {
-		Scope inner = new Scope("y");
-		String from = " FROM " + this.table + " y";
-		List<Arbitrary<Sql>> choices = new ArrayList<>();
-		choices.add(innerCondition(scope, inner).map((where) -> Sql.format("(SELECT MAX(y.qty)" + from + " WHERE %s)", where)));
-		choices.add(innerCondition(scope, inner).map((where) -> Sql.format("(SELECT COUNT(*)" + from + " WHERE %s)", where)));
-		choices.add(Arbitraries.integers()
-			.between(0, 3)
-			.map((offset) -> Sql.format("(SELECT y.qty" + from + " ORDER BY y.id LIMIT 1 OFFSET %s)", Sql.param(offset))));
-		choices.add(Arbitraries.just(Sql.format("(SELECT y.qty" + from + " ORDER BY y.id DESC LIMIT %s)", Sql.param(1))));
-		if (this.dialect != Dialect.MARIADB) {
-			choices.add(intValues()
-				.map((n) -> Sql.format("(SELECT COUNT(*) FILTER (WHERE y.qty > %s)" + from + ")", Sql.param(n))));
-		}
-		return Arbitraries.oneOf(choices);
+		return subqueryTables().flatMap((source) -> {
+			String from = " FROM " + source.from();
+			List<Arbitrary<Sql>> choices = new ArrayList<>();
+			choices.add(innerCondition(scope, source).map((where) -> Sql.format("(SELECT MAX(y.qty)" + from + " WHERE %s)", where)));
+			choices.add(innerCondition(scope, source).map((where) -> Sql.format("(SELECT COUNT(*)" + from + " WHERE %s)", where)));
+			choices.add(Arbitraries.integers()
+				.between(0, 3)
+				.map((offset) -> Sql.format("(SELECT y.qty" + from + " ORDER BY y.id LIMIT 1 OFFSET %s)", Sql.param(offset))));
+			choices.add(Arbitraries.just(Sql.format("(SELECT y.qty" + from + " ORDER BY y.id DESC LIMIT %s)", Sql.param(1))));
+			if (this.dialect != Dialect.MARIADB) {
+				choices.add(intValues()
+					.map((n) -> Sql.format("(SELECT COUNT(*) FILTER (WHERE y.qty > %s)" + from + ")", Sql.param(n))));
+			}
+			return Arbitraries.oneOf(choices).map(source::read);
+		});
+	}
+
+	/** A value read from the feed table, for SET: never NULL, since qty is NOT NULL. */
+	private Arbitrary<Sql> assignedFeedSubquery(Scope scope) {
+		Subquery feed = new Subquery(this.tables.feed() + " y", false);
+		Arbitrary<String> aggregates = Arbitraries.of("MAX(y.qty)", "MIN(y.qty)", "COUNT(*)", "SUM(y.qty)");
+		return Combinators.combine(aggregates, innerCondition(scope, feed), intValues())
+			.as((aggregate, where, fallback) -> Sql.format("COALESCE((SELECT " + aggregate + " FROM " + feed.from()
+					+ " WHERE %s), %s)", where, Sql.param(fallback)));
 	}
 
 	private Arbitrary<Sql> intColumnExpression(Scope scope) {
@@ -373,6 +504,11 @@ final class GuardedUpdateGrammar {
 		if (depth > 0) {
 			choices.add(Tuple.of(1, Combinators.combine(condition(0, scope), stringAtom(scope), stringAtom(scope))
 				.as((when, a, b) -> Sql.format("CASE WHEN %s THEN %s ELSE %s END", when, a, b))));
+		}
+		if (assigned) {
+			Subquery feed = new Subquery(this.tables.feed() + " y", false);
+			choices.add(Tuple.of(1, Combinators.combine(Arbitraries.of("MIN(y.sku)", "MAX(y.wh)"), innerCondition(scope, feed))
+				.as((aggregate, where) -> Sql.format("(SELECT " + aggregate + " FROM " + feed.from() + " WHERE %s)", where))));
 		}
 		return Arbitraries.frequencyOf(choices);
 	}
@@ -504,6 +640,50 @@ final class GuardedUpdateGrammar {
 			return this == VARCHAR_KEY || this == UNIQUE_KEY;
 		}
 
+		/** The columns in the order {@code SELECT *} returns them. */
+		List<String> columns() {
+			return (this == VARCHAR_KEY) ? List.of("sku", "id", "wh", "qty", "note", "last_token")
+					: List.of("id", "sku", "wh", "qty", "note", "last_token");
+		}
+
+	}
+
+	/**
+	 * The names of the tables: one per kind, the feed table, and the quoted schema and catalog that
+	 * qualify them, {@code null} where the database has none (MariaDB's database is the schema).
+	 */
+	record Tables(Function<TableKind, String> names, String feed, String schema, String catalog) {
+	}
+
+	/** Whether the guarded update runs in a transaction of the caller, and at which isolation. */
+	enum CallerTransaction {
+
+		NONE, READ_COMMITTED, DATABASE_DEFAULT
+
+	}
+
+	/** A row of the feed table, which subqueries read and nothing writes. */
+	record FeedRow(int id, String sku, String wh, int qty) {
+
+		static final List<String> COLUMNS = List.of("id", "sku", "wh", "qty");
+
+		static String createTable(String name) {
+			return "CREATE TABLE " + name + " (id INT NOT NULL PRIMARY KEY, sku VARCHAR(100) NOT NULL, wh VARCHAR(100), "
+					+ "qty INT NOT NULL)";
+		}
+
+	}
+
+	/**
+	 * The FROM of a subquery whose rows are {@code y}, and whether it reads the updated table.
+	 */
+	private record Subquery(String from, boolean updated) {
+
+		/** The starter refuses a condition that reads the updated table in a subquery. */
+		Sql read(Sql sql) {
+			return this.updated ? sql.refusedBecause("a subquery on the updated table") : sql;
+		}
+
 	}
 
 	record Row(int id, String sku, String wh, int qty, String note, long lastToken) {
@@ -532,26 +712,35 @@ final class GuardedUpdateGrammar {
 	private record Scope(String qualifier) {
 	}
 
-	/** SQL text with the arguments of its placeholders, in order. */
-	record Sql(String text, List<Object> args) {
+	/**
+	 * SQL text with the arguments of its placeholders, in order, and why the starter refuses it by
+	 * design, {@code null} when it must take it.
+	 */
+	record Sql(String text, List<Object> args, String refusal) {
 
 		static Sql of(String text) {
-			return new Sql(text, List.of());
+			return new Sql(text, List.of(), null);
 		}
 
 		static Sql param(Object value) {
-			return new Sql("?", List.of(value));
+			return new Sql("?", List.of(value), null);
 		}
 
-		/** {@code format} with one {@code %s} per part, in the order of the parts. */
+		/** {@code format} with one {@code %s} per part, in the order of the parts; refused if a part is. */
 		static Sql format(String format, Sql... parts) {
 			List<Object> args = new ArrayList<>();
 			Object[] texts = new Object[parts.length];
+			String refusal = null;
 			for (int i = 0; i < parts.length; i++) {
 				texts[i] = parts[i].text();
 				args.addAll(parts[i].args());
+				refusal = (refusal != null) ? refusal : parts[i].refusal();
 			}
-			return new Sql(String.format(format, texts), List.copyOf(args));
+			return new Sql(String.format(format, texts), List.copyOf(args), refusal);
+		}
+
+		Sql refusedBecause(String reason) {
+			return new Sql(this.text, this.args, reason);
 		}
 
 		static Sql join(String delimiter, List<Sql> parts) {
@@ -560,12 +749,17 @@ final class GuardedUpdateGrammar {
 
 	}
 
-	/** One UPDATE: its SET list and its condition, {@code null} for none. */
-	record Statement(TableReference table, Sql set, Sql where, String comment) {
+	/** One UPDATE: its SET list, a comment (or nothing) and its condition, {@code null} for none. */
+	record Statement(TableReference table, Sql set, Sql where, Sql comment) {
 
 		String sql() {
-			return "UPDATE " + this.table + " SET " + this.set.text() + this.comment
+			return "UPDATE " + this.table + " SET " + this.set.text() + this.comment.text()
 					+ ((this.where != null) ? " WHERE " + this.where.text() : "");
+		}
+
+		/** Why the starter refuses the statement by design, {@code null} when it must take it. */
+		String refusal() {
+			return Sql.format("%s%s%s", this.set, this.comment, (this.where != null) ? this.where : Sql.of("")).refusal();
 		}
 
 		Object[] args() {
@@ -588,9 +782,12 @@ final class GuardedUpdateGrammar {
 
 	}
 
-	/** Seeded rows, a writer's token, a statement and the arguments it is called with. */
-	record Scenario(Dialect dialect, TableKind kind, String table, List<Row> rows, long token, Statement statement,
-			Object[] givenArgs) {
+	/**
+	 * Seeded rows, a writer's token, a statement, the arguments it is called with and whether it
+	 * runs in a transaction of the caller.
+	 */
+	record Scenario(Dialect dialect, TableKind kind, String table, List<Row> rows, List<FeedRow> feed, long token,
+			Statement statement, Object[] givenArgs, CallerTransaction caller) {
 
 		boolean givenArgsMatch() {
 			return Arrays.equals(this.givenArgs, this.statement.args());
@@ -598,8 +795,9 @@ final class GuardedUpdateGrammar {
 
 		@Override
 		public String toString() {
-			return this.dialect + " " + this.kind + ", token " + this.token + ", rows " + this.rows + ",\n  "
-					+ this.statement.sql() + "\n  args " + Arrays.stream(this.givenArgs)
+			return this.dialect + " " + this.kind + ", token " + this.token + ", caller's transaction " + this.caller
+					+ ", rows " + this.rows + ",\n  feed " + this.feed + ",\n  " + this.statement.sql() + "\n  args "
+					+ Arrays.stream(this.givenArgs)
 						.map((arg) -> (arg instanceof String text) ? literal(text) : String.valueOf(arg))
 						.collect(Collectors.joining(", ", "[", "]"));
 		}
