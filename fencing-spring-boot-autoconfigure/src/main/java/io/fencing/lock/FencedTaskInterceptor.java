@@ -62,7 +62,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 
 	private final Supplier<List<AcceptedTokens>> acceptedTokens;
 
-	/** Per busy lock: when it was first found busy and when that was last reported. */
+	/** Per busy lock: the first skip of the current streak, the last report and the last skip. */
 	private final Map<String, long[]> busySince = new ConcurrentHashMap<>();
 
 	/** Lock names whose counter this process has seen checked against the stored tokens. */
@@ -195,20 +195,31 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 				+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms"), false);
 	}
 
-	/** The first skip of a busy lock, then one a minute while it stays busy, at INFO. */
+	/**
+	 * The first skip of a busy lock, then one a minute while it stays busy, at INFO. Skips more
+	 * than a minute apart start a new streak.
+	 */
 	private void reportSkip(FencedTaskMethod task, String lockName) {
 		long now = System.nanoTime();
 		if (this.busySince.size() > MAX_LOCKS_TRACKED) {
 			this.busySince.clear();
 		}
-		long[] since = this.busySince.computeIfAbsent(lockName, (name) -> new long[] { now, now - BUSY_REPORT_INTERVAL_NANOS });
-		synchronized (since) {
-			if (now - since[1] < BUSY_REPORT_INTERVAL_NANOS) {
+		long[] streak = this.busySince.computeIfAbsent(lockName, (name) -> new long[3]);
+		long busyFor;
+		synchronized (streak) {
+			boolean newStreak = streak[0] == 0 || now - streak[2] > BUSY_REPORT_INTERVAL_NANOS;
+			if (newStreak) {
+				streak[0] = now; // first skip of the streak
+				streak[1] = now - BUSY_REPORT_INTERVAL_NANOS; // last report
+			}
+			streak[2] = now; // last skip
+			if (now - streak[1] < BUSY_REPORT_INTERVAL_NANOS) {
 				return;
 			}
-			since[1] = now;
+			streak[1] = now;
+			busyFor = now - streak[0];
 		}
-		logger.info("Lock '" + lockName + "' is held by another owner (busy for " + Duration.ofNanos(now - since[0]).toSeconds()
+		logger.info("Lock '" + lockName + "' is held by another owner (busy for " + Duration.ofNanos(busyFor).toSeconds()
 				+ " s); skipped " + task.description() + " (on-busy = skip). Reported at most once a minute per lock.");
 	}
 

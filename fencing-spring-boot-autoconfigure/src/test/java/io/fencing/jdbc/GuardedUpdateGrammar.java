@@ -32,16 +32,6 @@ final class GuardedUpdateGrammar {
 
 	private static final List<String> MIXED_SKUS = List.of("A-1", "B-2", "C-3", "7", "07", "x?");
 
-	/**
-	 * With {@code -Dfencing.generative.knownBypasses=true}, also the subqueries on the updated table
-	 * that the starter takes though it should refuse them, and then writes part of the targeted rows:
-	 * {@code catalog.schema.table} (PostgreSQL, H2), {@code FROM ONLY table} (PostgreSQL),
-	 * {@code STRAIGHT_JOIN table} and {@code FROM (table)} (MariaDB). Its scan for the updated table
-	 * looks only at the word after FROM, JOIN or a comma, past one qualifier. Off by default until
-	 * the starter refuses them, so that the property keeps testing the rest.
-	 */
-	static final String KNOWN_BYPASSES_PROPERTY = "fencing.generative.knownBypasses";
-
 	/** Text that a string search for placeholders, quotes or operators would trip over. */
 	private static final List<String> TRICKY_STRINGS = List.of("x?", "it's", "a||b", "W1", "A-1", "");
 
@@ -371,11 +361,10 @@ final class GuardedUpdateGrammar {
 	 */
 	private Arbitrary<Subquery> subqueryTables() {
 		String feed = this.tables.feed();
-		boolean bypasses = Boolean.getBoolean(KNOWN_BYPASSES_PROPERTY);
 		List<String> names = new ArrayList<>(List.of(this.table, this.dialect.quote(this.table)));
 		if (this.tables.schema() != null) {
 			names.add(this.tables.schema() + "." + this.table);
-			if (bypasses && this.tables.catalog() != null) {
+			if (this.tables.catalog() != null) {
 				names.add(this.tables.catalog() + "." + this.tables.schema() + "." + this.table);
 			}
 		}
@@ -383,11 +372,11 @@ final class GuardedUpdateGrammar {
 		fromItems.add(Arbitraries.of(names).map((name) -> name + " y"));
 		fromItems.add(Arbitraries.of(names).map((name) -> feed + " f JOIN " + name + " y ON y.id = f.id"));
 		fromItems.add(Arbitraries.of(names).map((name) -> feed + " f, " + name + " y"));
-		if (bypasses && this.dialect == Dialect.MARIADB) {
+		if (this.dialect == Dialect.MARIADB) {
 			fromItems.add(Arbitraries.of(names).map((name) -> feed + " f STRAIGHT_JOIN " + name + " y ON y.id = f.id"));
 			fromItems.add(Arbitraries.of(names).map((name) -> "(" + name + " y)"));
 		}
-		if (bypasses && this.dialect == Dialect.POSTGRES) {
+		if (this.dialect == Dialect.POSTGRES) {
 			fromItems.add(Arbitraries.of(names).map((name) -> "ONLY " + name + " y"));
 		}
 		Arbitrary<Subquery> updated = Arbitraries.oneOf(fromItems).map((from) -> new Subquery(from, true));

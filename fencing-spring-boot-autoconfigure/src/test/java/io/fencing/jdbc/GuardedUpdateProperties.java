@@ -57,9 +57,6 @@ import static org.assertj.core.api.Assertions.fail;
  * <p>
  * {@value #DEFAULT_TRIES} tries per database; for a longer run, for example
  * {@code ./mvnw -pl fencing-spring-boot-autoconfigure test -Dtest='*GuardedUpdateProperties*' -Dfencing.generative.tries=5000}.
- * With {@code -Dfencing.generative.knownBypasses=true} it also generates the subqueries on the
- * updated table that the starter takes though it should refuse them (see
- * {@link GuardedUpdateGrammar#KNOWN_BYPASSES_PROPERTY}), and fails until it refuses them.
  *
  * @see GuardedUpdateGrammar
  */

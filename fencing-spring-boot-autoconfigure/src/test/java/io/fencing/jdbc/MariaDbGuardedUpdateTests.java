@@ -2,6 +2,7 @@ package io.fencing.jdbc;
 
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 import javax.sql.DataSource;
 
@@ -48,6 +49,23 @@ class MariaDbGuardedUpdateTests extends GuardedUpdateContractTests {
 			.isThrownBy(() -> update(5, "UPDATE %s SET quantity = quantity --1 WHERE sku = 'A-1'"))
 			.withMessageContaining("'--' without a space");
 		assertThat(rows()).isEqualTo(before);
+	}
+
+	@Test
+	void theNewestTokenOfEveryTableIncludesOtherDatabasesOfTheServer() {
+		FencedJdbcTemplate jdbc = new FencedJdbcTemplate(dataSource());
+		String database = "fencing_other_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+		jdbc.execute("CREATE DATABASE " + database);
+		try {
+			jdbc.execute("CREATE TABLE " + database + ".stock (sku VARCHAR(8) PRIMARY KEY, "
+					+ "last_token BIGINT NOT NULL DEFAULT 0)");
+			jdbc.update("INSERT INTO " + database + ".stock (sku, last_token) VALUES ('A-1', 987654321)");
+			// A guarded UPDATE may name another database: its tokens count for a counter check too.
+			assertThat(jdbc.newestTokenInAllTables().orElse(0)).isGreaterThanOrEqualTo(987654321L);
+		}
+		finally {
+			jdbc.execute("DROP DATABASE " + database);
+		}
 	}
 
 }

@@ -39,6 +39,9 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 
@@ -272,6 +275,29 @@ class FencedTaskIntegrationTests {
 	}
 
 	@Test
+	void aLockThatVanishesDuringARunIsNotReportedAsAnOverrun(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			RedissonClient redisson = redisson(context);
+			jobs.runOnce(() -> redisson.getKeys().delete(this.lock));
+			assertThat(output).contains("found lock '" + this.lock + "' no longer its own, with lease time left")
+				.doesNotContain("past its");
+		});
+	}
+
+	@Test
+	void aTaskSettingOfALazyBeanWhoseClassIsNotSeenOnlyWarns(CapturedOutput output) {
+		this.contextRunner.withUserConfiguration(LazyJobConfiguration.class)
+			.withPropertyValues("fencing.tasks." + this.lock + "-lazy.lease-time=3s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("fencing.tasks has settings for ['" + this.lock + "-lazy']")
+					.contains("lazy beans not created yet");
+				context.getBean("lazyJob", Runnable.class).run();
+			});
+	}
+
+	@Test
 	void aSkippedRunIsReportedAtInfoNamingTheLock(CapturedOutput output) {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
@@ -386,6 +412,27 @@ class FencedTaskIntegrationTests {
 
 	private static RedissonClient redisson(AssertableApplicationContext context) {
 		return context.getBean(RedissonClient.class);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LazyJobConfiguration {
+
+		@Bean
+		@Lazy
+		Runnable lazyJob() {
+			return new LazyJob();
+		}
+
+	}
+
+	static class LazyJob implements Runnable {
+
+		@Override
+		@FencedTask("${test.lock}-lazy")
+		public void run() {
+			FencingContext.current();
+		}
+
 	}
 
 	static class Jobs {
