@@ -94,9 +94,7 @@ class RedisFaultTests {
 		RedisServer redis = start();
 		this.contextRunner.withPropertyValues("spring.data.redis.url=" + redis.url()).run((context) -> {
 			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
-			jdbc.execute("CREATE TABLE " + this.table
-					+ " (id INT PRIMARY KEY, stock INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
-			jdbc.update("INSERT INTO " + this.table + " (id, stock) VALUES (1, 0)");
+			createTable(jdbc, this.table, 0);
 			Jobs jobs = context.getBean(Jobs.class);
 			// The first token of a new lock starts above every token in the database's tables.
 			long first = jobs.write(1).value();
@@ -135,9 +133,7 @@ class RedisFaultTests {
 		this.contextRunner.withPropertyValues("spring.data.redis.url=" + redis.url()).run((context) -> {
 			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
 			for (String table : List.of(this.table, this.table + "_b")) {
-				jdbc.execute("CREATE TABLE " + table
-						+ " (id INT PRIMARY KEY, stock INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
-				jdbc.update("INSERT INTO " + table + " (id, stock) VALUES (1, 0)");
+				createTable(jdbc, table, 0);
 			}
 			Jobs jobs = context.getBean(Jobs.class);
 			jobs.writeBoth(1);
@@ -217,9 +213,7 @@ class RedisFaultTests {
 			return Redisson.create(config);
 		}, (definition) -> definition.setDestroyMethodName("shutdown")).run((context) -> {
 			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
-			jdbc.execute("CREATE TABLE " + this.table
-					+ " (id INT PRIMARY KEY, stock INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
-			jdbc.update("INSERT INTO " + this.table + " (id, stock, last_token) VALUES (1, 0, 42)");
+			createTable(jdbc, this.table, 42);
 			// A checked counter that went back, as after a failover to a lagging replica.
 			String tokenKey = "redisson_lock_token:{tenant1:" + this.lock + "}";
 			redis.command("SET", tokenKey, "5");
@@ -238,9 +232,7 @@ class RedisFaultTests {
 		RedisServer redis = start();
 		this.contextRunner.withPropertyValues("spring.data.redis.url=" + redis.url()).run((context) -> {
 			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
-			jdbc.execute("CREATE TABLE " + this.table
-					+ " (id INT PRIMARY KEY, stock INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
-			jdbc.update("INSERT INTO " + this.table + " (id, stock, last_token) VALUES (1, 0, 1000)");
+			createTable(jdbc, this.table, 1000);
 			// A run took token 1 from a missing counter and stopped before checking it (interrupted,
 			// storage unreadable, a crash): the next token, 2, is no proof that the counter was checked.
 			redis.command("SET", "redisson_lock_token:{" + this.lock + "}", "1");
@@ -303,6 +295,13 @@ class RedisFaultTests {
 		RedisServer server = RedisServer.start(arguments);
 		this.servers.add(server);
 		return server;
+	}
+
+	/** A guarded table with one row, id 1, holding {@code lastToken}. */
+	private static void createTable(FencedJdbcTemplate jdbc, String table, long lastToken) {
+		jdbc.execute("CREATE TABLE " + table
+				+ " (id INT PRIMARY KEY, stock INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
+		jdbc.update("INSERT INTO " + table + " (id, stock, last_token) VALUES (1, 0, ?)", lastToken);
 	}
 
 	private long storedToken(FencedJdbcTemplate jdbc) {

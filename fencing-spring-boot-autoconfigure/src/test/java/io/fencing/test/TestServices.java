@@ -17,6 +17,9 @@ import org.testcontainers.containers.JdbcDatabaseContainer;
 import org.testcontainers.mariadb.MariaDBContainer;
 import org.testcontainers.postgresql.PostgreSQLContainer;
 
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
+
 /**
  * Finds the real services the integration tests run against: from an environment variable, else
  * from Testcontainers when Docker is available, else on the local default port. A missing
@@ -71,6 +74,14 @@ public final class TestServices {
 				() -> local("PostgreSQL", "127.0.0.1", 5432, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
 						POSTGRES_ENV, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
 						"start it with: pg_ctlcluster <version> main start (trust auth, database test)")));
+	}
+
+	/** An embedded H2 database, one per test JVM. */
+	public static DataSource h2() {
+		return (DataSource) started.computeIfAbsent("h2", (key) -> new EmbeddedDatabaseBuilder()
+			.setType(EmbeddedDatabaseType.H2)
+			.generateUniqueName(true)
+			.build());
 	}
 
 	/** A pooled data source on a real MariaDB. */
