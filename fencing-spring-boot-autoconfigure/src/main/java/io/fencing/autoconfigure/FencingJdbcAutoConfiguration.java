@@ -15,6 +15,7 @@ import org.springframework.boot.jdbc.autoconfigure.JdbcProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
  * Auto-configuration of {@link FencedJdbcTemplate}. It runs before Boot's
@@ -43,12 +44,14 @@ public final class FencingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		FencedJdbcTemplate fencedJdbcTemplate(DataSource dataSource, FencingProperties fencing,
-				ObjectProvider<JdbcProperties> jdbcProperties) {
+				ObjectProvider<JdbcProperties> jdbcProperties, ObjectProvider<SQLExceptionTranslator> sqlExceptionTranslator) {
 			FencingProperties.Jdbc jdbc = fencing.getJdbc();
 			FencedJdbcTemplate template = new FencedJdbcTemplate(dataSource, jdbc.getTokenColumn(),
 					jdbc.getStatementCacheSize());
 			template.setFencingEnabled(fencing.isEnabled());
+			// As Boot's own JdbcTemplateConfiguration does, which this template stands in for.
 			jdbcProperties.ifAvailable((properties) -> applyTemplateSettings(template, properties.getTemplate()));
+			sqlExceptionTranslator.ifUnique(template::setExceptionTranslator);
 			return template;
 		}
 

@@ -1,7 +1,9 @@
 package io.fencing.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.client.RedisConnectionException;
 
+import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -19,11 +21,32 @@ class RedisConnectionFailureAnalyzer extends AbstractFailureAnalyzer<RedisConnec
 				innermost = connectionFailure;
 			}
 		}
-		return new FailureAnalysis("Fencing could not connect to Redis: " + innermost.getMessage(),
+		String bean = failingBean(rootFailure);
+		if (bean != null && !bean.equals(FencingAutoConfiguration.REDISSON_CLIENT_BEAN_NAME)) {
+			return new FailureAnalysis("Bean '" + bean + "' could not connect to Redis: " + innermost.getMessage(),
+					"Check the address and credentials that bean '" + bean + "' is configured with, and that its "
+							+ "Redis is running. (The fencing starter uses the application's RedissonClient when "
+							+ "there is one.)",
+					cause);
+		}
+		return new FailureAnalysis("The fencing starter's Redisson client (bean '"
+				+ FencingAutoConfiguration.REDISSON_CLIENT_BEAN_NAME + "') could not connect to Redis: "
+				+ innermost.getMessage(),
 				"@FencedTask needs a reachable Redis for its locks and tokens. Start one (for example "
 						+ "'redis-server'), point spring.data.redis.url (or spring.data.redis.host and "
 						+ "spring.data.redis.port) at yours, or define your own RedissonClient bean.",
 				cause);
+	}
+
+	/** The innermost bean whose creation failed, or {@code null}. */
+	private static @Nullable String failingBean(Throwable failure) {
+		String bean = null;
+		for (Throwable candidate = failure; candidate != null; candidate = candidate.getCause()) {
+			if (candidate instanceof BeanCreationException creation && creation.getBeanName() != null) {
+				bean = creation.getBeanName();
+			}
+		}
+		return bean;
 	}
 
 }

@@ -7,6 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.fencing.FencingToken;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.NamedThreadLocal;
+
 /**
  * The fencing tokens bound to each thread, innermost first. Internal: applications read tokens
  * through {@link io.fencing.FencingContext}.
@@ -18,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TokenBindings {
 
-	private static final ThreadLocal<Binding> CURRENT = new ThreadLocal<>();
+	private static final ThreadLocal<Binding> CURRENT = new NamedThreadLocal<>("Fencing token bindings");
 
 	private TokenBindings() {
 	}

@@ -4,8 +4,8 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 
@@ -13,8 +13,10 @@ import io.fencing.FencedTask;
 import io.fencing.OnBusy;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodClassKey;
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringValueResolver;
@@ -65,7 +67,7 @@ public class FencedTaskMethods {
 	}
 
 	private FencedTaskMethod resolve(Method method, @Nullable Class<?> targetClass) {
-		Method specific = ClassUtils.getMostSpecificMethod(method, targetClass);
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
 		FencedTask annotation = AnnotatedElementUtils.findMergedAnnotation(specific, FencedTask.class);
 		if (annotation == null) {
 			annotation = AnnotatedElementUtils.findMergedAnnotation(method, FencedTask.class);
@@ -101,23 +103,17 @@ public class FencedTaskMethods {
 			throw new IllegalStateException(description + " returns the primitive " + returnType.getName()
 					+ ", which has no value for a skipped run; return void, a wrapper type or an Optional");
 		}
-		if (Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType)
-				|| isReactive(returnType)) {
+		if (isAsynchronous(returnType)) {
 			throw new IllegalStateException(description + " returns " + returnType.getSimpleName()
 					+ ": the lock would be released before the asynchronous work ends; make the method synchronous "
 					+ "and run it asynchronously from the outside");
 		}
 	}
 
-	private static boolean isReactive(Class<?> type) {
-		for (Class<?> candidate = type; candidate != null; candidate = candidate.getSuperclass()) {
-			for (Class<?> implemented : ClassUtils.getAllInterfacesForClassAsSet(candidate)) {
-				if (implemented.getName().equals("org.reactivestreams.Publisher")) {
-					return true;
-				}
-			}
-		}
-		return false;
+	/** A future, or a type Spring adapts to Reactive Streams ({@code Optional} aside: its value is there). */
+	private static boolean isAsynchronous(Class<?> type) {
+		return type != Optional.class && (Future.class.isAssignableFrom(type)
+				|| ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) != null);
 	}
 
 	@Nullable

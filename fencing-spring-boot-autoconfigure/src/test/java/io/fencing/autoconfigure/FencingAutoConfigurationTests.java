@@ -33,13 +33,16 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.dao.DataRetrievalFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.interceptor.TransactionInterceptor;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 @ExtendWith(OutputCaptureExtension.class)
@@ -153,6 +156,18 @@ class FencingAutoConfigurationTests {
 			AcceptedTokens tokens = context.getBean(AcceptedTokens.class);
 			assertThat(tokens.newestInGuardedTables()).hasValue(9);
 			assertThat(tokens.newestInAllTables()).hasValue(9);
+		});
+	}
+
+	@Test
+	void appliesTheApplicationsSqlExceptionTranslatorAsBootDoes() {
+		SQLExceptionTranslator translator = (task, sql, ex) -> new DataRetrievalFailureException("translated: " + task);
+		this.contextRunner.withBean(SQLExceptionTranslator.class, () -> translator).run((context) -> {
+			FencedJdbcTemplate template = context.getBean(FencedJdbcTemplate.class);
+			assertThat(template.getExceptionTranslator()).isSameAs(translator);
+			assertThatExceptionOfType(DataRetrievalFailureException.class)
+				.isThrownBy(() -> template.queryForObject("SELECT * FROM no_such_table", Integer.class))
+				.withMessageContaining("translated");
 		});
 	}
 

@@ -16,8 +16,6 @@ import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
 import io.fencing.context.TokenBindings.Acquisition;
 import io.fencing.context.TokenBindings.Binding;
-import io.fencing.sql.GuardedUpdateParser;
-import io.fencing.sql.UniqueKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.fencing.jdbc.FencedJdbcTemplate;
 
+import org.springframework.jdbc.core.DataClassRowMapper;
 import org.springframework.stereotype.Repository;
 
 /**
@@ -12,6 +13,8 @@ import org.springframework.stereotype.Repository;
  */
 @Repository
 public class StockRepository {
+
+	private static final DataClassRowMapper<Stock> STOCK = new DataClassRowMapper<>(Stock.class);
 
 	private final FencedJdbcTemplate jdbc;
 
@@ -25,13 +28,11 @@ public class StockRepository {
 	}
 
 	public List<Stock> findAll() {
-		return this.jdbc.query("SELECT sku, quantity, last_token FROM stock ORDER BY sku",
-				(row, index) -> new Stock(row.getString("sku"), row.getInt("quantity"), row.getLong("last_token")));
+		return this.jdbc.query("SELECT sku, quantity, last_token FROM stock ORDER BY sku", STOCK);
 	}
 
 	public Stock find(String sku) {
-		return this.jdbc.queryForObject("SELECT sku, quantity, last_token FROM stock WHERE sku = ?",
-				(row, index) -> new Stock(row.getString("sku"), row.getInt("quantity"), row.getLong("last_token")), sku);
+		return this.jdbc.queryForObject("SELECT sku, quantity, last_token FROM stock WHERE sku = ?", STOCK, sku);
 	}
 
 }

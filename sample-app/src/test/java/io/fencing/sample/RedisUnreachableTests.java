@@ -30,7 +30,8 @@ class RedisUnreachableTests {
 		assertThatException().isThrownBy(() -> SpringApplication.run(SampleApplication.class,
 				"--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + closedPort,
 				"--spring.data.redis.connect-timeout=500ms", "--server.port=0", "--stock.replay.on-startup=false"));
-		assertThat(output).contains("Fencing could not connect to Redis")
+		assertThat(output)
+			.contains("The fencing starter's Redisson client (bean 'fencingRedissonClient') could not connect to Redis")
 			.contains("127.0.0.1:" + closedPort)
 			.contains("spring.data.redis.url");
 	}

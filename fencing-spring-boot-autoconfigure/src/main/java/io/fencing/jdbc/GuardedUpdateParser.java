@@ -1,4 +1,4 @@
-package io.fencing.sql;
+package io.fencing.jdbc;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,11 +7,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import io.fencing.sql.GuardedUpdate.Equality;
-import io.fencing.sql.GuardedUpdate.Identifier;
-import io.fencing.sql.GuardedUpdate.TableReference;
+import io.fencing.jdbc.GuardedUpdate.Equality;
+import io.fencing.jdbc.GuardedUpdate.Identifier;
+import io.fencing.jdbc.GuardedUpdate.TableReference;
 import net.sf.jsqlparser.JSQLParserException;
 import net.sf.jsqlparser.expression.BooleanValue;
 import net.sf.jsqlparser.expression.CaseExpression;
@@ -45,13 +44,14 @@ import net.sf.jsqlparser.util.TablesNamesFinder;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.CollectionUtils;
 
 /**
  * Parses an UPDATE with JSqlParser and rewrites it into a {@link GuardedUpdate}. Runs once per SQL
  * string; the result, or the refusal, is cached by the caller.
  */
-public final class GuardedUpdateParser {
+final class GuardedUpdateParser {
 
 	/** A statement that takes longer than this to parse is refused rather than stalling its caller. */
 	private static final long PARSE_TIMEOUT_MILLIS = 2000;
@@ -61,11 +61,11 @@ public final class GuardedUpdateParser {
 	 * parse at once and gone when idle, so that one slow statement never delays another.
 	 */
 	private static final ExecutorService PARSER_THREADS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30,
-			TimeUnit.SECONDS, new SynchronousQueue<>(), new ParserThreadFactory());
+			TimeUnit.SECONDS, new SynchronousQueue<>(), parserThreadFactory());
 
 	private final String tokenColumn;
 
-	public GuardedUpdateParser(String tokenColumn) {
+	GuardedUpdateParser(String tokenColumn) {
 		Assert.hasText(tokenColumn, "tokenColumn must not be blank");
 		this.tokenColumn = tokenColumn;
 	}
@@ -75,7 +75,7 @@ public final class GuardedUpdateParser {
 	 * @throws IllegalArgumentException when {@code sql} is not a single plain UPDATE of one table,
 	 * or already sets the token column
 	 */
-	public GuardedUpdate parse(String sql) {
+	GuardedUpdate parse(String sql) {
 		Assert.hasText(sql, "sql must not be blank");
 		Parsed parsed = parseStatements(sql);
 		if (parsed.hasExecutableComment()) {
@@ -425,17 +425,10 @@ public final class GuardedUpdateParser {
 
 	}
 
-	private static final class ParserThreadFactory implements java.util.concurrent.ThreadFactory {
-
-		private final AtomicInteger count = new AtomicInteger();
-
-		@Override
-		public Thread newThread(Runnable task) {
-			Thread thread = new Thread(task, "fencing-sql-parser-" + this.count.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		}
-
+	private static CustomizableThreadFactory parserThreadFactory() {
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("fencing-sql-parser-");
+		threads.setDaemon(true);
+		return threads;
 	}
 
 }

@@ -1,4 +1,4 @@
-package io.fencing.sql;
+package io.fencing.jdbc;
 
 import java.util.List;
 
@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * {@link #newestTokenSql(boolean)} takes the token, then the WHERE parameters, and reads the
  * newest token among the rows the statement targets that refused it.
  */
-public final class GuardedUpdate {
+final class GuardedUpdate {
 
 	private final String originalSql;
 
@@ -57,12 +57,12 @@ public final class GuardedUpdate {
 	}
 
 	/** The statement as the application wrote it. */
-	public String originalSql() {
+	String originalSql() {
 		return this.originalSql;
 	}
 
 	/** The UPDATE that sets and checks the token column in one statement. */
-	public String fencedSql() {
+	String fencedSql() {
 		return this.fencedSql;
 	}
 
@@ -70,22 +70,22 @@ public final class GuardedUpdate {
 	 * The newest token among the targeted rows holding a newer one than the caller's.
 	 * @param locking whether to read with {@code FOR UPDATE}, past a repeatable-read snapshot
 	 */
-	public String newestTokenSql(boolean locking) {
+	String newestTokenSql(boolean locking) {
 		return locking ? this.newestTokenLockingSql : this.newestTokenSql;
 	}
 
 	/** {@code SELECT MAX(token)} over the whole table, whatever the lock. */
-	public String newestTokenOfTableSql() {
+	String newestTokenOfTableSql() {
 		return this.newestTokenOfTableSql;
 	}
 
 	/** The table the statement updates. */
-	public TableReference table() {
+	TableReference table() {
 		return this.table;
 	}
 
 	/** The {@code column = value} conditions on the updated table at the top level of WHERE. */
-	public List<Equality> equalities() {
+	List<Equality> equalities() {
 		return this.equalities;
 	}
 
@@ -93,7 +93,7 @@ public final class GuardedUpdate {
 	 * Whether the statement uses the {@code ||} operator, which MySQL and MariaDB read as OR
 	 * where the parser reads a concatenation.
 	 */
-	public boolean usesDoublePipe() {
+	boolean usesDoublePipe() {
 		return this.doublePipe;
 	}
 
@@ -101,7 +101,7 @@ public final class GuardedUpdate {
 	 * Whether the statement has a {@code --} comment not followed by whitespace, which MySQL and
 	 * MariaDB read as two minus signs where the parser reads a comment.
 	 */
-	public boolean usesDashWithoutSpace() {
+	boolean usesDashWithoutSpace() {
 		return this.dashComment;
 	}
 
@@ -118,7 +118,7 @@ public final class GuardedUpdate {
 	 * Checks the number of arguments against the statement's placeholders.
 	 * @throws IllegalArgumentException when they differ
 	 */
-	public void checkArguments(Object[] args) {
+	void checkArguments(Object[] args) {
 		int expected = this.setParameterCount + this.whereParameterCount;
 		if (args.length != expected) {
 			throw new IllegalArgumentException("Guarded update has " + expected + " parameter(s) but " + args.length
@@ -127,7 +127,7 @@ public final class GuardedUpdate {
 	}
 
 	/** The arguments of {@link #fencedSql()}. */
-	public Object[] fencedArguments(Object[] args, long token) {
+	Object[] fencedArguments(Object[] args, long token) {
 		Long boxedToken = token;
 		Object[] fenced = new Object[args.length + 2];
 		System.arraycopy(args, 0, fenced, 0, this.setParameterCount);
@@ -138,7 +138,7 @@ public final class GuardedUpdate {
 	}
 
 	/** The arguments of {@link #newestTokenSql(boolean)}. */
-	public Object[] newestTokenArguments(Object[] args, long token) {
+	Object[] newestTokenArguments(Object[] args, long token) {
 		Object[] query = new Object[this.whereParameterCount + 1];
 		query[0] = token;
 		System.arraycopy(args, this.setParameterCount, query, 1, this.whereParameterCount);
@@ -151,7 +151,7 @@ public final class GuardedUpdate {
 	 * @param name the name without its quotes
 	 * @param quoted whether it was quoted, so that its letter case is exact
 	 */
-	public record Identifier(String name, boolean quoted) {
+	record Identifier(String name, boolean quoted) {
 	}
 
 	/**
@@ -160,7 +160,7 @@ public final class GuardedUpdate {
 	 * @param qualifier the schema (or catalog) name, {@code null} when unqualified
 	 * @param name the table name
 	 */
-	public record TableReference(@Nullable Identifier qualifier, Identifier name) {
+	record TableReference(@Nullable Identifier qualifier, Identifier name) {
 	}
 
 	/**
@@ -170,7 +170,7 @@ public final class GuardedUpdate {
 	 * @param argumentIndex the index of the compared argument, or -1 for a literal
 	 * @param literalType {@code String} or {@code Long} for a literal, {@code null} for an argument
 	 */
-	public record Equality(Identifier column, int argumentIndex, @Nullable Class<?> literalType) {
+	record Equality(Identifier column, int argumentIndex, @Nullable Class<?> literalType) {
 
 		static Equality parameter(Identifier column, int argumentIndex) {
 			return new Equality(column, argumentIndex, null);

@@ -1,8 +1,8 @@
-package io.fencing.sql;
+package io.fencing.jdbc;
 
-import io.fencing.sql.GuardedUpdate.Equality;
-import io.fencing.sql.GuardedUpdate.Identifier;
-import io.fencing.sql.GuardedUpdate.TableReference;
+import io.fencing.jdbc.GuardedUpdate.Equality;
+import io.fencing.jdbc.GuardedUpdate.Identifier;
+import io.fencing.jdbc.GuardedUpdate.TableReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -1,4 +1,4 @@
-package io.fencing.sql;
+package io.fencing.jdbc;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -16,11 +16,11 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.fencing.sql.GuardedUpdate.Equality;
-import io.fencing.sql.GuardedUpdate.Identifier;
-import io.fencing.sql.GuardedUpdate.TableReference;
-import io.fencing.sql.OneRowRule.ArgumentCheck;
-import io.fencing.sql.OneRowRule.KeyType;
+import io.fencing.jdbc.GuardedUpdate.Equality;
+import io.fencing.jdbc.GuardedUpdate.Identifier;
+import io.fencing.jdbc.GuardedUpdate.TableReference;
+import io.fencing.jdbc.OneRowRule.ArgumentCheck;
+import io.fencing.jdbc.OneRowRule.KeyType;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,14 +29,14 @@ import org.jspecify.annotations.Nullable;
  * check of the rows the fence refused, inside a transaction. Names are matched as the database
  * stores them: a quoted name exactly, an unquoted one in the letter case the driver reports.
  */
-public final class UniqueKeys {
+final class UniqueKeys {
 
 	private final Map<TableReference, TableKeys> tables = new ConcurrentHashMap<>();
 
 	private volatile @Nullable IdentifierCase identifierCase;
 
 	/** Whether {@code update}, run with {@code args}, changes at most one row of its table. */
-	public boolean pinsOneRow(GuardedUpdate update, Object[] args, Connection connection) throws SQLException {
+	boolean pinsOneRow(GuardedUpdate update, Object[] args, Connection connection) throws SQLException {
 		OneRowRule rule = update.oneRowRule();
 		if (rule == null) {
 			rule = resolve(update, connection);

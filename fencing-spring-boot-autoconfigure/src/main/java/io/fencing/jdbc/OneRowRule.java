@@ -1,4 +1,4 @@
-package io.fencing.sql;
+package io.fencing.jdbc;
 
 import java.math.BigInteger;
 import java.sql.Types;
