@@ -7,16 +7,16 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Runs the annotated method only while this process holds the Redisson fenced lock named by
- * {@link #value()}, with the lock's fencing token bound to the running thread (see
+ * Runs the annotated method only while this process holds the Redisson fenced lock named
+ * by {@link #value()}, with the lock's fencing token bound to the running thread (see
  * {@link FencingContext#current()}). Writes made through
- * {@link io.fencing.jdbc.FencedJdbcTemplate#guardedUpdate(String, Object...)} carry that token,
- * so the database refuses them once a newer owner has written.
+ * {@link io.fencing.jdbc.FencedJdbcTemplate#guardedUpdate(String, Object...)} carry that
+ * token, so the database refuses them once a newer owner has written.
  * <p>
  * Settings are resolved once per method at startup, with this precedence:
- * {@code fencing.tasks.<value>.*}, then this annotation's attributes, then {@code fencing.*}.
- * A method that cannot be honoured (private, final, returning a primitive, a blank name) fails
- * the application's startup.
+ * {@code fencing.tasks.<value>.*}, then this annotation's attributes, then
+ * {@code fencing.*}. A method that cannot be honoured (private, final, returning a
+ * primitive, a blank name) fails the application's startup.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -30,12 +30,15 @@ public @interface FencedTask {
 	String value();
 
 	/**
-	 * Fixed lease, {@code "5s"} / {@code "500ms"} / {@code "PT5S"} / {@code "${...}"}. Empty: from
-	 * properties; none there: Redisson's watchdog renews the lease while the method runs.
+	 * Fixed lease, {@code "5s"} / {@code "500ms"} / {@code "PT5S"} / {@code "${...}"}.
+	 * Empty: from properties; none there: Redisson's watchdog renews the lease while the
+	 * method runs.
 	 */
 	String leaseTime() default "";
 
-	/** How long to wait for a busy lock. Empty: from properties (default 0 = one attempt). */
+	/**
+	 * How long to wait for a busy lock. Empty: from properties (default 0 = one attempt).
+	 */
 	String waitTime() default "";
 
 	/** What happens when the lock stays busy. DEFAULT: from properties (default SKIP). */

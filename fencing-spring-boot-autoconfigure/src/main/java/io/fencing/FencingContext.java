@@ -30,8 +30,8 @@ public final class FencingContext {
 	}
 
 	/**
-	 * The token bound to this thread for the lock {@code lockName}: the one to pass to a guarded
-	 * write of rows that lock protects when several locks are bound.
+	 * The token bound to this thread for the lock {@code lockName}: the one to pass to a
+	 * guarded write of rows that lock protects when several locks are bound.
 	 * @throws NoFencingTokenException when no token of that lock is bound
 	 */
 	public static FencingToken current(String lockName) {
@@ -51,8 +51,9 @@ public final class FencingContext {
 	}
 
 	/**
-	 * Capture the caller's tokens so that another thread runs with them, for as long as their
-	 * tasks hold their locks: once a task has released its lock, its token is no longer bound.
+	 * Capture the caller's tokens so that another thread runs with them, for as long as
+	 * their tasks hold their locks: once a task has released its lock, its token is no
+	 * longer bound.
 	 */
 	public static Runnable wrap(Runnable task) {
 		Assert.notNull(task, "task must not be null");

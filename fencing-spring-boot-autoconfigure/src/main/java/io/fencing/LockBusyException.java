@@ -1,8 +1,8 @@
 package io.fencing;
 
 /**
- * A {@link FencedTask} with {@code on-busy = fail} found its lock held by another owner for the
- * whole wait time. The method did not run.
+ * A {@link FencedTask} with {@code on-busy = fail} found its lock held by another owner
+ * for the whole wait time. The method did not run.
  */
 public class LockBusyException extends RuntimeException {
 

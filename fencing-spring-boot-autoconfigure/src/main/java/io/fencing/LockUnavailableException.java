@@ -1,8 +1,9 @@
 package io.fencing;
 
 /**
- * The lock of a {@link FencedTask} could not be acquired because Redis failed (unreachable,
- * timed out, or could not replicate the acquisition). The method did not run.
+ * The lock of a {@link FencedTask} could not be acquired because Redis failed
+ * (unreachable, timed out, or could not replicate the acquisition). The method did not
+ * run.
  */
 public class LockUnavailableException extends RuntimeException {
 

@@ -1,8 +1,9 @@
 package io.fencing;
 
 /**
- * A fenced operation was attempted on a thread that has no fencing token bound: it does not run
- * inside a {@link FencedTask}, nor inside a task wrapped with {@link FencingContext#wrap}.
+ * A fenced operation was attempted on a thread that has no fencing token bound: it does
+ * not run inside a {@link FencedTask}, nor inside a task wrapped with
+ * {@link FencingContext#wrap}.
  */
 public class NoFencingTokenException extends IllegalStateException {
 

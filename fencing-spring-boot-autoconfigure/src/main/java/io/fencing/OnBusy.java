@@ -1,7 +1,8 @@
 package io.fencing;
 
 /**
- * What a {@link FencedTask} does when its lock is still held by another owner after the wait time.
+ * What a {@link FencedTask} does when its lock is still held by another owner after the
+ * wait time.
  */
 public enum OnBusy {
 

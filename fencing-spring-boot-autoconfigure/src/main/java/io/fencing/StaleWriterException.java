@@ -3,8 +3,8 @@ package io.fencing;
 import org.springframework.dao.NonTransientDataAccessException;
 
 /**
- * A write carried a token older than one the storage has already accepted: another owner took
- * the lock after this one's lease expired. Nothing was written.
+ * A write carried a token older than one the storage has already accepted: another owner
+ * took the lock after this one's lease expired. Nothing was written.
  */
 public class StaleWriterException extends NonTransientDataAccessException {
 
@@ -23,8 +23,8 @@ public class StaleWriterException extends NonTransientDataAccessException {
 
 	private static String message(String lockName, long token, Long acceptedToken) {
 		String accepted = (acceptedToken != null) ? String.valueOf(acceptedToken) : "unknown";
-		return "Stale write on lock '" + lockName + "': token " + token + " is older than accepted token "
-				+ accepted + "; a newer owner has taken the lock, so nothing was written";
+		return "Stale write on lock '" + lockName + "': token " + token + " is older than accepted token " + accepted
+				+ "; a newer owner has taken the lock, so nothing was written";
 	}
 
 	/** The name of the lock whose token was refused. */

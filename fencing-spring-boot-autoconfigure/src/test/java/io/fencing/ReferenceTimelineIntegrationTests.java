@@ -29,8 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The contract's reference timeline with the real stack: Redis fenced locks, PostgreSQL, real
- * threads and a real lease expiry. Worker A is paused past its 1 s lease; B takes over.
+ * The contract's reference timeline with the real stack: Redis fenced locks, PostgreSQL,
+ * real threads and a real lease expiry. Worker A is paused past its 1 s lease; B takes
+ * over.
  */
 class ReferenceTimelineIntegrationTests {
 
@@ -72,7 +73,8 @@ class ReferenceTimelineIntegrationTests {
 			Latches.await(aHolds);
 
 			// t=4: B finds the lock busy.
-			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> workers.busy(() -> { }));
+			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> workers.busy(() -> {
+			}));
 
 			// t=5..6: A's lease expires while A is paused; B acquires and writes 8.
 			Future<FencingToken> b = this.threads.submit(() -> workers.b(() -> {
@@ -97,7 +99,8 @@ class ReferenceTimelineIntegrationTests {
 			assertThatExceptionOfType(ExecutionException.class).isThrownBy(a::get)
 				.havingCause()
 				.isInstanceOf(StaleWriterException.class)
-				.withMessageContaining("token " + (bToken.value() - 1) + " is older than accepted token " + bToken.value());
+				.withMessageContaining(
+						"token " + (bToken.value() - 1) + " is older than accepted token " + bToken.value());
 			Map<String, Object> row = jdbc.queryForMap("SELECT quantity, last_token FROM " + this.table);
 			assertThat(row).containsEntry("quantity", 9).containsEntry("last_token", bToken.value());
 		});
@@ -131,8 +134,8 @@ class ReferenceTimelineIntegrationTests {
 
 		public int writeStock(int quantity) {
 			return this.jdbc.guardedUpdate(
-					"UPDATE " + this.environment.getProperty("test.table") + " SET quantity = ? WHERE sku = ?", quantity,
-					"A-1");
+					"UPDATE " + this.environment.getProperty("test.table") + " SET quantity = ? WHERE sku = ?",
+					quantity, "A-1");
 		}
 
 	}

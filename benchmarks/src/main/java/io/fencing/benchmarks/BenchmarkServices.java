@@ -3,8 +3,8 @@ package io.fencing.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 
 /**
- * Where the benchmarks find Redis and PostgreSQL: environment variables, else the local default
- * ports.
+ * Where the benchmarks find Redis and PostgreSQL: environment variables, else the local
+ * default ports.
  */
 final class BenchmarkServices {
 

@@ -12,8 +12,8 @@ import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
- * Runs the benchmarks and prints the medians and the ratios that BENCHMARKS.md reports. Medians of
- * many short iterations, because a shared machine has bursts that skew a mean.
+ * Runs the benchmarks and prints the medians and the ratios that BENCHMARKS.md reports.
+ * Medians of many short iterations, because a shared machine has bursts that skew a mean.
  */
 public final class Benchmarks {
 
@@ -55,8 +55,8 @@ public final class Benchmarks {
 		Double top = medians.get(measured);
 		Double bottom = medians.get(baseline);
 		if (top != null && bottom != null) {
-			System.out.println(String.format(Locale.ROOT, "| %s / %s | %.2f | %s |", measured, baseline, top / bottom,
-					target));
+			System.out.println(
+					String.format(Locale.ROOT, "| %s / %s | %.2f | %s |", measured, baseline, top / bottom, target));
 		}
 	}
 

@@ -19,8 +19,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One row by primary key on PostgreSQL: {@code guardedUpdate}, the same fenced UPDATE written by
- * hand with the token as a parameter, and the plain unfenced UPDATE.
+ * One row by primary key on PostgreSQL: {@code guardedUpdate}, the same fenced UPDATE
+ * written by hand with the token as a parameter, and the plain unfenced UPDATE.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -55,7 +55,8 @@ public class GuardedWriteBenchmarks {
 				+ " (id INT PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
 		this.jdbc.update("INSERT INTO " + this.table + " (id, quantity) VALUES (1, 0)");
 		this.guardedSql = "UPDATE " + this.table + " SET quantity = ? WHERE id = ?";
-		this.handWrittenSql = "UPDATE " + this.table + " SET quantity = ?, last_token = ? WHERE id = ? AND last_token <= ?";
+		this.handWrittenSql = "UPDATE " + this.table
+				+ " SET quantity = ?, last_token = ? WHERE id = ? AND last_token <= ?";
 		this.plainSql = "UPDATE " + this.table + " SET quantity = ? WHERE id = ?";
 	}
 

@@ -20,7 +20,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * The Spring application the lock benchmarks call into: the same empty job behind
- * {@code @FencedTask} and behind ShedLock's {@code @SchedulerLock} with its Redis provider.
+ * {@code @FencedTask} and behind ShedLock's {@code @SchedulerLock} with its Redis
+ * provider.
  */
 @Configuration(proxyBeanMethods = false)
 @ImportAutoConfiguration({ AopAutoConfiguration.class, DataRedisAutoConfiguration.class,

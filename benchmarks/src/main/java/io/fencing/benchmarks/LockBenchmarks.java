@@ -22,8 +22,9 @@ import org.redisson.api.RedissonClient;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Lock overhead per invocation of an empty job: {@code @FencedTask}, the same Redisson calls by
- * hand, ShedLock's {@code @SchedulerLock} on Redis, and one Redis round trip as the floor.
+ * Lock overhead per invocation of an empty job: {@code @FencedTask}, the same Redisson
+ * calls by hand, ShedLock's {@code @SchedulerLock} on Redis, and one Redis round trip as
+ * the floor.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -74,7 +75,10 @@ public class LockBenchmarks {
 		return acquireAndRelease(-1);
 	}
 
-	/** The same with a fixed lease, which spares Redisson's watchdog its renewal bookkeeping. */
+	/**
+	 * The same with a fixed lease, which spares Redisson's watchdog its renewal
+	 * bookkeeping.
+	 */
 	@Benchmark
 	public Long handWrittenRedissonFixedLease() {
 		return acquireAndRelease(10_000);

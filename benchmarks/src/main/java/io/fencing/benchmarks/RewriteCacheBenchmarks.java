@@ -23,8 +23,9 @@ import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
 /**
- * 100,000 distinct guarded statements through one template: the cost of a cache miss (parse and
- * rewrite), and the heap the bounded rewrite cache keeps afterwards, printed at the end.
+ * 100,000 distinct guarded statements through one template: the cost of a cache miss
+ * (parse and rewrite), and the heap the bounded rewrite cache keeps afterwards, printed
+ * at the end.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -48,7 +49,8 @@ public class RewriteCacheBenchmarks {
 	public void createTable() {
 		this.database = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2).generateUniqueName(true).build();
 		this.jdbc = new FencedJdbcTemplate(this.database);
-		this.jdbc.execute("CREATE TABLE stock (id INT PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
+		this.jdbc.execute(
+				"CREATE TABLE stock (id INT PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
 		this.jdbc.update("INSERT INTO stock (id, quantity) VALUES (1, 0)");
 		this.heapBefore = retainedHeap();
 	}
@@ -65,8 +67,8 @@ public class RewriteCacheBenchmarks {
 	public int hundredThousandDistinctStatements() {
 		int changed = 0;
 		for (int i = 0; i < STATEMENTS; i++) {
-			changed += this.jdbc.guardedUpdate(this.token, "UPDATE stock SET quantity = ? WHERE id = ? AND " + i + " = " + i,
-					i, 1);
+			changed += this.jdbc.guardedUpdate(this.token,
+					"UPDATE stock SET quantity = ? WHERE id = ? AND " + i + " = " + i, i, 1);
 		}
 		return changed;
 	}

@@ -55,7 +55,8 @@ public class ScaleBenchmarks {
 
 	@TearDown
 	public void stop() {
-		// Redisson keeps a token counter per lock name, forever: remove this run's 10,000.
+		// Redisson keeps a token counter per lock name, forever: remove this run's
+		// 10,000.
 		this.context.getBean(RedissonClient.class).getKeys().deleteByPattern("*" + this.lockPrefix + "*");
 		this.context.close();
 	}

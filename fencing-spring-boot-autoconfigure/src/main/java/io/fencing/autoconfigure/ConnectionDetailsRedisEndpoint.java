@@ -8,8 +8,9 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDeta
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
 
 /**
- * Reads Boot's {@link DataRedisConnectionDetails}: the properties, a {@code @ServiceConnection}
- * container or a Docker Compose service, whichever the application uses.
+ * Reads Boot's {@link DataRedisConnectionDetails}: the properties, a
+ * {@code @ServiceConnection} container or a Docker Compose service, whichever the
+ * application uses.
  */
 final class ConnectionDetailsRedisEndpoint {
 

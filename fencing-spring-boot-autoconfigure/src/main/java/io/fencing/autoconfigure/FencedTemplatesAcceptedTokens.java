@@ -9,8 +9,8 @@ import io.fencing.lock.AcceptedTokens;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
- * The tokens accepted through every {@link FencedJdbcTemplate} bean, the starter's and the
- * application's own (several token columns, several data sources).
+ * The tokens accepted through every {@link FencedJdbcTemplate} bean, the starter's and
+ * the application's own (several token columns, several data sources).
  */
 final class FencedTemplatesAcceptedTokens implements AcceptedTokens {
 

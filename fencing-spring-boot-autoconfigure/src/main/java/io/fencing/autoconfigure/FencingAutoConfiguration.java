@@ -26,10 +26,11 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * Auto-configuration of {@link FencedTask}: Redisson fenced locks around annotated methods.
- * Uses the application's {@link RedissonClient} when there is one, otherwise builds one from Boot's
- * Redis connection details (when the application uses Boot's Redis support) or the standard
- * {@code spring.data.redis.*} properties, without touching the application's own Redis beans.
+ * Auto-configuration of {@link FencedTask}: Redisson fenced locks around annotated
+ * methods. Uses the application's {@link RedissonClient} when there is one, otherwise
+ * builds one from Boot's Redis connection details (when the application uses Boot's Redis
+ * support) or the standard {@code spring.data.redis.*} properties, without touching the
+ * application's own Redis beans.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.redisson.spring.starter.RedissonAutoConfigurationV2" })
@@ -39,7 +40,9 @@ import org.springframework.util.function.SingletonSupplier;
 @Import({ RedisEndpointConfigurations.FromConnectionDetails.class, RedisEndpointConfigurations.FromProperties.class })
 public final class FencingAutoConfiguration {
 
-	/** The name of the Redisson client the starter builds when the application has none. */
+	/**
+	 * The name of the Redisson client the starter builds when the application has none.
+	 */
 	public static final String REDISSON_CLIENT_BEAN_NAME = "fencingRedissonClient";
 
 	@Bean(name = REDISSON_CLIENT_BEAN_NAME, destroyMethod = "shutdown")
@@ -59,8 +62,7 @@ public final class FencingAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static FencedTaskMethods fencedTaskMethods(ObjectProvider<FencingProperties> properties,
-			Environment environment) {
+	static FencedTaskMethods fencedTaskMethods(ObjectProvider<FencingProperties> properties, Environment environment) {
 		FencingProperties fencing = properties.getObject();
 		return new FencedTaskMethods(fencing.toDefaults(), fencing.toTaskSettings(),
 				environment::resolveRequiredPlaceholders);

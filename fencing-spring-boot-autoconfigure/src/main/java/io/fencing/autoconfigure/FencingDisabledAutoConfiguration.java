@@ -8,8 +8,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.context.annotation.Bean;
 
 /**
- * Says out loud that {@code fencing.enabled=false} leaves {@code @FencedTask} methods unguarded,
- * so that switching fencing off is never silent.
+ * Says out loud that {@code fencing.enabled=false} leaves {@code @FencedTask} methods
+ * unguarded, so that switching fencing off is never silent.
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "fencing.enabled", havingValue = false)

@@ -20,9 +20,9 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
 /**
  * Auto-configuration of {@link FencedJdbcTemplate}. It runs before Boot's
  * {@code JdbcTemplateAutoConfiguration}, so the fenced template is also the application's
- * {@link JdbcTemplate} (with the {@code spring.jdbc.template.*} settings) rather than a second one.
- * With {@code fencing.enabled=false} the template still exists, so that the application starts,
- * and its guarded methods run their statements unguarded.
+ * {@link JdbcTemplate} (with the {@code spring.jdbc.template.*} settings) rather than a
+ * second one. With {@code fencing.enabled=false} the template still exists, so that the
+ * application starts, and its guarded methods run their statements unguarded.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 		beforeName = "org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration")
@@ -30,7 +30,10 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
 @EnableConfigurationProperties({ FencingProperties.class, JdbcProperties.class })
 public final class FencingJdbcAutoConfiguration {
 
-	/** Reads every fenced template of the application, its own ones included, to repair a counter. */
+	/**
+	 * Reads every fenced template of the application, its own ones included, to repair a
+	 * counter.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
 	FencedTemplatesAcceptedTokens fencedTemplatesAcceptedTokens(ObjectProvider<FencedJdbcTemplate> templates) {
@@ -44,12 +47,14 @@ public final class FencingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		FencedJdbcTemplate fencedJdbcTemplate(DataSource dataSource, FencingProperties fencing,
-				ObjectProvider<JdbcProperties> jdbcProperties, ObjectProvider<SQLExceptionTranslator> sqlExceptionTranslator) {
+				ObjectProvider<JdbcProperties> jdbcProperties,
+				ObjectProvider<SQLExceptionTranslator> sqlExceptionTranslator) {
 			FencingProperties.Jdbc jdbc = fencing.getJdbc();
 			FencedJdbcTemplate template = new FencedJdbcTemplate(dataSource, jdbc.getTokenColumn(),
 					jdbc.getStatementCacheSize());
 			template.setFencingEnabled(fencing.isEnabled());
-			// As Boot's own JdbcTemplateConfiguration does, which this template stands in for.
+			// As Boot's own JdbcTemplateConfiguration does, which this template stands in
+			// for.
 			jdbcProperties.ifAvailable((properties) -> applyTemplateSettings(template, properties.getTemplate()));
 			sqlExceptionTranslator.ifUnique(template::setExceptionTranslator);
 			return template;

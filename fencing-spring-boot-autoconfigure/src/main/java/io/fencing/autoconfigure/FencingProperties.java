@@ -15,8 +15,8 @@ import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
 /**
- * Configuration of fenced tasks and guarded updates. It validates itself when bound, so an invalid
- * value fails the startup with a message that names the property.
+ * Configuration of fenced tasks and guarded updates. It validates itself when bound, so
+ * an invalid value fails the startup with a message that names the property.
  */
 @ConfigurationProperties("fencing")
 public class FencingProperties implements Validator {
@@ -27,8 +27,8 @@ public class FencingProperties implements Validator {
 	private boolean enabled = true;
 
 	/**
-	 * Fixed lease of every task lock. Unset: Redisson's watchdog renews the lease while the
-	 * method runs.
+	 * Fixed lease of every task lock. Unset: Redisson's watchdog renews the lease while
+	 * the method runs.
 	 */
 	private @Nullable Duration leaseTime;
 
@@ -38,8 +38,8 @@ public class FencingProperties implements Validator {
 	private Duration waitTime = Duration.ZERO;
 
 	/**
-	 * What a task does when its lock stays busy: skip (the method returns null or an empty
-	 * Optional) or fail (LockBusyException).
+	 * What a task does when its lock stays busy: skip (the method returns null or an
+	 * empty Optional) or fail (LockBusyException).
 	 */
 	private OnBusy onBusy = OnBusy.SKIP;
 
@@ -104,7 +104,9 @@ public class FencingProperties implements Validator {
 		return settings;
 	}
 
-	/** Settings of one task, overriding its annotation and the {@code fencing.*} defaults. */
+	/**
+	 * Settings of one task, overriding its annotation and the {@code fencing.*} defaults.
+	 */
 	public static class Task {
 
 		/**
@@ -184,7 +186,10 @@ public class FencingProperties implements Validator {
 		return FencingProperties.class.isAssignableFrom(type);
 	}
 
-	/** Rejects values that would make a task run with a lease, wait or busy rule it cannot honour. */
+	/**
+	 * Rejects values that would make a task run with a lease, wait or busy rule it cannot
+	 * honour.
+	 */
 	@Override
 	public void validate(Object target, Errors errors) {
 		FencingProperties properties = (FencingProperties) target;

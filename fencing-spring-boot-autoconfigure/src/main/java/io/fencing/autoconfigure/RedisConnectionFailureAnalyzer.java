@@ -8,8 +8,8 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Turns a startup that could not reach Redis into a short report saying where the starter looked
- * and how to provide a Redis, instead of a wall of stack traces.
+ * Turns a startup that could not reach Redis into a short report saying where the starter
+ * looked and how to provide a Redis, instead of a wall of stack traces.
  */
 class RedisConnectionFailureAnalyzer extends AbstractFailureAnalyzer<RedisConnectionException> {
 
@@ -29,9 +29,9 @@ class RedisConnectionFailureAnalyzer extends AbstractFailureAnalyzer<RedisConnec
 							+ "there is one.)",
 					cause);
 		}
-		return new FailureAnalysis("The fencing starter's Redisson client (bean '"
-				+ FencingAutoConfiguration.REDISSON_CLIENT_BEAN_NAME + "') could not connect to Redis: "
-				+ innermost.getMessage(),
+		return new FailureAnalysis(
+				"The fencing starter's Redisson client (bean '" + FencingAutoConfiguration.REDISSON_CLIENT_BEAN_NAME
+						+ "') could not connect to Redis: " + innermost.getMessage(),
 				"@FencedTask needs a reachable Redis for its locks and tokens. Start one (for example "
 						+ "'redis-server'), point spring.data.redis.url (or spring.data.redis.host and "
 						+ "spring.data.redis.port) at yours, or define your own RedissonClient bean.",

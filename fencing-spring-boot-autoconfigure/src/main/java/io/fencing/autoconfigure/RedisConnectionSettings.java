@@ -14,9 +14,9 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.util.StringUtils;
 
 /**
- * The standard {@code spring.data.redis.*} properties, read to build the starter's own Redisson
- * client when the application has none. Bound without registering a bean, so the application's
- * own Redis beans stay as they are.
+ * The standard {@code spring.data.redis.*} properties, read to build the starter's own
+ * Redisson client when the application has none. Bound without registering a bean, so the
+ * application's own Redis beans stay as they are.
  */
 class RedisConnectionSettings {
 
@@ -80,7 +80,10 @@ class RedisConnectionSettings {
 		return RedisEndpoint.standalone(scheme + "://" + uri.getHost() + ":" + port, database, username, password);
 	}
 
-	/** A Redisson configuration for {@code endpoint}, with these properties' timeouts and client name. */
+	/**
+	 * A Redisson configuration for {@code endpoint}, with these properties' timeouts and
+	 * client name.
+	 */
 	Config toRedissonConfig(RedisEndpoint endpoint) {
 		Config config = new Config();
 		if (endpoint.username() != null) {
@@ -90,9 +93,8 @@ class RedisConnectionSettings {
 			config.setPassword(endpoint.password());
 		}
 		BaseConfig<?> servers = switch (endpoint.topology()) {
-			case STANDALONE -> config.useSingleServer()
-				.setAddress(endpoint.addresses().get(0))
-				.setDatabase(endpoint.database());
+			case STANDALONE ->
+				config.useSingleServer().setAddress(endpoint.addresses().get(0)).setDatabase(endpoint.database());
 			case SENTINEL -> config.useSentinelServers()
 				.setMasterName(endpoint.sentinelMaster())
 				.setDatabase(endpoint.database())
@@ -122,7 +124,6 @@ class RedisConnectionSettings {
 	private String address(String hostAndPort) {
 		return (this.ssl.isEnabled() ? "rediss://" : "redis://") + hostAndPort;
 	}
-
 
 	public @Nullable String getUrl() {
 		return this.url;

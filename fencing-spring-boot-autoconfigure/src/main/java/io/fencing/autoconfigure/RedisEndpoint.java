@@ -5,12 +5,12 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where the starter's own Redisson client connects, whether it comes from Boot's connection
- * details or from the {@code spring.data.redis.*} properties.
+ * Where the starter's own Redisson client connects, whether it comes from Boot's
+ * connection details or from the {@code spring.data.redis.*} properties.
  *
  * @param topology standalone, sentinel or cluster
- * @param addresses {@code redis://host:port} (or {@code rediss://}) of the server, the sentinels
- * or the cluster nodes
+ * @param addresses {@code redis://host:port} (or {@code rediss://}) of the server, the
+ * sentinels or the cluster nodes
  * @param database the database index (standalone and sentinel)
  * @param username the Redis username, if any
  * @param password the Redis password, if any

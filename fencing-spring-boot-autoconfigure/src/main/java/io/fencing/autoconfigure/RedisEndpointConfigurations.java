@@ -19,7 +19,10 @@ final class RedisEndpointConfigurations {
 	private RedisEndpointConfigurations() {
 	}
 
-	/** Boot's connection details: properties, a {@code @ServiceConnection} or Docker Compose. */
+	/**
+	 * Boot's connection details: properties, a {@code @ServiceConnection} or Docker
+	 * Compose.
+	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails")
 	@ConditionalOnBean(type = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails")
@@ -34,7 +37,10 @@ final class RedisEndpointConfigurations {
 
 	}
 
-	/** The {@code spring.data.redis.*} properties, for applications without Boot's Redis support. */
+	/**
+	 * The {@code spring.data.redis.*} properties, for applications without Boot's Redis
+	 * support.
+	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnMissingBean({ RedissonClient.class, RedisEndpoint.class })
 	static class FromProperties {

@@ -10,13 +10,13 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.NamedThreadLocal;
 
 /**
- * The fencing tokens bound to each thread, innermost first. Internal: applications read tokens
- * through {@link io.fencing.FencingContext}.
+ * The fencing tokens bound to each thread, innermost first. Internal: applications read
+ * tokens through {@link io.fencing.FencingContext}.
  * <p>
- * A binding is an immutable chain, so capturing it for another thread is a reference copy, and
- * every binding of one acquisition shares one {@link Acquisition} record. A binding whose
- * acquisition has ended (its task released the lock) is invisible: work that outlives its task
- * sees no token rather than a token that no longer holds a lock.
+ * A binding is an immutable chain, so capturing it for another thread is a reference
+ * copy, and every binding of one acquisition shares one {@link Acquisition} record. A
+ * binding whose acquisition has ended (its task released the lock) is invisible: work
+ * that outlives its task sees no token rather than a token that no longer holds a lock.
  */
 public final class TokenBindings {
 
@@ -26,8 +26,7 @@ public final class TokenBindings {
 	}
 
 	/** The innermost live binding of this thread, or {@code null}. */
-	@Nullable
-	public static Binding current() {
+	@Nullable public static Binding current() {
 		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
 			if (!binding.acquisition().hasEnded()) {
 				return binding;
@@ -37,8 +36,7 @@ public final class TokenBindings {
 	}
 
 	/** The innermost live binding of this thread for the given lock, or {@code null}. */
-	@Nullable
-	public static Binding find(String lockName) {
+	@Nullable public static Binding find(String lockName) {
 		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
 			if (!binding.acquisition().hasEnded() && binding.token().lockName().equals(lockName)) {
 				return binding;
@@ -48,8 +46,9 @@ public final class TokenBindings {
 	}
 
 	/**
-	 * Whether a live binding of another lock than {@code binding}'s is bound outside it: the
-	 * innermost token may then belong to a lock that does not protect the rows being written.
+	 * Whether a live binding of another lock than {@code binding}'s is bound outside it:
+	 * the innermost token may then belong to a lock that does not protect the rows being
+	 * written.
 	 */
 	public static boolean hasOtherLockOutside(Binding binding) {
 		String lockName = binding.token().lockName();
@@ -74,23 +73,22 @@ public final class TokenBindings {
 		return tokens;
 	}
 
-	/** Binds the acquisition innermost on this thread and returns the binding to restore. */
-	@Nullable
-	public static Binding bind(Acquisition acquisition) {
+	/**
+	 * Binds the acquisition innermost on this thread and returns the binding to restore.
+	 */
+	@Nullable public static Binding bind(Acquisition acquisition) {
 		Binding previous = CURRENT.get();
 		CURRENT.set(new Binding(acquisition, previous));
 		return previous;
 	}
 
 	/** The whole chain of this thread, ended bindings included, to capture or restore. */
-	@Nullable
-	public static Binding chain() {
+	@Nullable public static Binding chain() {
 		return CURRENT.get();
 	}
 
 	/** Makes {@code binding} this thread's bindings and returns the ones it replaced. */
-	@Nullable
-	public static Binding restore(@Nullable Binding binding) {
+	@Nullable public static Binding restore(@Nullable Binding binding) {
 		Binding previous = CURRENT.get();
 		if (binding == null) {
 			CURRENT.remove();
@@ -103,7 +101,8 @@ public final class TokenBindings {
 
 	/**
 	 * Records that the storage refused {@code token} because it had accepted
-	 * {@code acceptedToken}, on the acquisition that issued the token, if this thread holds it.
+	 * {@code acceptedToken}, on the acquisition that issued the token, if this thread
+	 * holds it.
 	 */
 	public static void reportRefusal(FencingToken token, long acceptedToken) {
 		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
@@ -124,8 +123,9 @@ public final class TokenBindings {
 	}
 
 	/**
-	 * One lock acquisition: its token, the end of its lease as this process sees it, whether its
-	 * task has released the lock, and the newest token the storage reported against it.
+	 * One lock acquisition: its token, the end of its lease as this process sees it,
+	 * whether its task has released the lock, and the newest token the storage reported
+	 * against it.
 	 */
 	public static final class Acquisition {
 
@@ -147,7 +147,8 @@ public final class TokenBindings {
 		/**
 		 * @param token the token of this acquisition
 		 * @param leaseEndNanos {@link System#nanoTime()} when a fixed lease ends
-		 * @param fixedLease whether the lease is fixed (otherwise renewed until the task ends)
+		 * @param fixedLease whether the lease is fixed (otherwise renewed until the task
+		 * ends)
 		 */
 		public Acquisition(FencingToken token, long leaseEndNanos, boolean fixedLease) {
 			this.token = token;
@@ -159,7 +160,9 @@ public final class TokenBindings {
 			return this.token;
 		}
 
-		/** Marks the lock released by its task: bindings captured from it no longer count. */
+		/**
+		 * Marks the lock released by its task: bindings captured from it no longer count.
+		 */
 		public void end() {
 			this.ended = true;
 		}
@@ -169,19 +172,25 @@ public final class TokenBindings {
 		}
 
 		/**
-		 * Whether this process still holds the lock of this acquisition as far as it can tell
-		 * without asking Redis: not released, and a fixed lease not yet over.
+		 * Whether this process still holds the lock of this acquisition as far as it can
+		 * tell without asking Redis: not released, and a fixed lease not yet over.
 		 */
 		public boolean isHeld() {
 			return !this.ended && (!this.fixedLease || System.nanoTime() - this.leaseEndNanos < 0);
 		}
 
-		/** Records a token the storage had accepted when it refused this acquisition's token. */
+		/**
+		 * Records a token the storage had accepted when it refused this acquisition's
+		 * token.
+		 */
 		public void reportNewerToken(long acceptedToken) {
 			this.newestRefusingToken.accumulateAndGet(acceptedToken, Math::max);
 		}
 
-		/** The newest token that refused this acquisition's writes, or {@code Long.MIN_VALUE}. */
+		/**
+		 * The newest token that refused this acquisition's writes, or
+		 * {@code Long.MIN_VALUE}.
+		 */
 		public long newestRefusingToken() {
 			return this.newestRefusingToken.get();
 		}

@@ -33,13 +33,14 @@ import org.springframework.util.Assert;
 import org.springframework.util.ConcurrentLruCache;
 
 /**
- * A {@link JdbcTemplate} whose guarded updates carry a fencing token into the SQL statement, so
- * that the database itself refuses a write from an owner whose lock has passed to a newer owner.
+ * A {@link JdbcTemplate} whose guarded updates carry a fencing token into the SQL
+ * statement, so that the database itself refuses a write from an owner whose lock has
+ * passed to a newer owner.
  * <p>
  * {@code guardedUpdate("UPDATE stock SET quantity = ? WHERE sku = ?", 8, "A-1")} runs
- * {@code UPDATE stock SET quantity = ?, last_token = ? WHERE (sku = ?) AND last_token <= ?}: the
- * compare and the write are one atomic statement. Each SQL string is parsed once (JSqlParser) and
- * its rewrite cached in a bounded cache.
+ * {@code UPDATE stock SET quantity = ?, last_token = ? WHERE (sku = ?) AND last_token <= ?}:
+ * the compare and the write are one atomic statement. Each SQL string is parsed once
+ * (JSqlParser) and its rewrite cached in a bounded cache.
  */
 public class FencedJdbcTemplate extends JdbcTemplate {
 
@@ -51,12 +52,18 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 
 	private static final Log logger = LogFactory.getLog(FencedJdbcTemplate.class);
 
-	/** Rewritten statements, and refusals, so that a refused statement is not parsed again. */
+	/**
+	 * Rewritten statements, and refusals, so that a refused statement is not parsed
+	 * again.
+	 */
 	private final ConcurrentLruCache<String, Rewrite> statements;
 
 	private final UniqueKeys uniqueKeys = new UniqueKeys();
 
-	/** {@code SELECT MAX(token) FROM table} of every table this template has written a guarded update to. */
+	/**
+	 * {@code SELECT MAX(token) FROM table} of every table this template has written a
+	 * guarded update to.
+	 */
 	private final Set<String> newestTokenOfTables = ConcurrentHashMap.newKeySet();
 
 	private final String tokenColumn;
@@ -72,7 +79,8 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 
 	/**
 	 * @param dataSource the data source
-	 * @param tokenColumn the column of every guarded table that holds the last accepted token
+	 * @param tokenColumn the column of every guarded table that holds the last accepted
+	 * token
 	 * @param statementCacheSize how many rewritten statements to keep
 	 */
 	public FencedJdbcTemplate(DataSource dataSource, String tokenColumn, int statementCacheSize) {
@@ -91,8 +99,9 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	}
 
 	/**
-	 * Whether guarded methods fence their statements (the default). {@code false}, as with
-	 * {@code fencing.enabled=false}, runs each statement as written, with no token and no fence.
+	 * Whether guarded methods fence their statements (the default). {@code false}, as
+	 * with {@code fencing.enabled=false}, runs each statement as written, with no token
+	 * and no fence.
 	 */
 	public void setFencingEnabled(boolean fencingEnabled) {
 		this.fencingEnabled = fencingEnabled;
@@ -100,13 +109,15 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 
 	/**
 	 * Fenced UPDATE with the current thread's token ({@link FencingContext#current()}).
-	 * @return the number of rows changed; 0 when no row matches the statement's own condition
-	 * @throws StaleWriterException when a targeted row holds a newer token; nothing changed
+	 * @return the number of rows changed; 0 when no row matches the statement's own
+	 * condition
+	 * @throws StaleWriterException when a targeted row holds a newer token; nothing
+	 * changed
 	 * @throws NoFencingTokenException when no token is bound; nothing ran
-	 * @throws IllegalStateException when tokens of several locks are bound, so that the one that
-	 * protects these rows is not known; nothing ran
-	 * @throws IllegalArgumentException when {@code sql} is not a single plain UPDATE, or sets the
-	 * token column; nothing ran
+	 * @throws IllegalStateException when tokens of several locks are bound, so that the
+	 * one that protects these rows is not known; nothing ran
+	 * @throws IllegalArgumentException when {@code sql} is not a single plain UPDATE, or
+	 * sets the token column; nothing ran
 	 */
 	public int guardedUpdate(String sql, @Nullable Object... args) {
 		if (!this.fencingEnabled) {
@@ -188,27 +199,29 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	}
 
 	/**
-	 * The newest token accepted in the tables this template has written guarded updates to,
-	 * whatever the lock. The starter reads it only after Redis was found behind the storage. A
-	 * table that cannot be read is logged and skipped.
+	 * The newest token accepted in the tables this template has written guarded updates
+	 * to, whatever the lock. The starter reads it only after Redis was found behind the
+	 * storage. A table that cannot be read is logged and skipped.
 	 */
 	public OptionalLong newestTokenInGuardedTables() {
 		return readCommitted((connection) -> newest(connection, List.copyOf(this.newestTokenOfTables)));
 	}
 
 	/**
-	 * The newest token in every table of this template's database that has the token column
-	 * (on MySQL and MariaDB, of every database on the server), found from the JDBC metadata,
-	 * whatever the lock. The starter reads it when a lock's counter may be behind the storage,
-	 * before the run writes anything. A table that cannot be read is logged and skipped.
+	 * The newest token in every table of this template's database that has the token
+	 * column (on MySQL and MariaDB, of every database on the server), found from the JDBC
+	 * metadata, whatever the lock. The starter reads it when a lock's counter may be
+	 * behind the storage, before the run writes anything. A table that cannot be read is
+	 * logged and skipped.
 	 */
 	public OptionalLong newestTokenInAllTables() {
 		return readCommitted((connection) -> newest(connection, newestTokenOfEveryTable(connection)));
 	}
 
 	/**
-	 * Runs {@code reads} on a connection of its own in auto-commit mode, outside any transaction
-	 * of the caller, so that each read sees the latest committed rows rather than an old snapshot.
+	 * Runs {@code reads} on a connection of its own in auto-commit mode, outside any
+	 * transaction of the caller, so that each read sees the latest committed rows rather
+	 * than an old snapshot.
 	 */
 	private OptionalLong readCommitted(SqlRead reads) {
 		try (Connection connection = obtainDataSource().getConnection()) {
@@ -254,7 +267,8 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		String column = metaData.storesUpperCaseIdentifiers() ? this.tokenColumn.toUpperCase(Locale.ROOT)
 				: metaData.storesLowerCaseIdentifiers() ? this.tokenColumn.toLowerCase(Locale.ROOT) : this.tokenColumn;
 		String quote = metaData.getIdentifierQuoteString().trim();
-		// MySQL and MariaDB: a catalog is a database, and a guarded UPDATE may name another one.
+		// MySQL and MariaDB: a catalog is a database, and a guarded UPDATE may name
+		// another one.
 		String catalog = (Dialect.of(metaData.getDatabaseProductName()) == Dialect.MYSQL) ? null
 				: connection.getCatalog();
 		List<String> queries = new ArrayList<>();
@@ -275,9 +289,9 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	}
 
 	/**
-	 * The token of the one lock bound to this thread. Counters of different locks are unrelated
-	 * numbers, so with several locks bound the innermost token may not be the one that protects
-	 * the rows: the caller must say which.
+	 * The token of the one lock bound to this thread. Counters of different locks are
+	 * unrelated numbers, so with several locks bound the innermost token may not be the
+	 * one that protects the rows: the caller must say which.
 	 */
 	private static FencingToken implicitToken() {
 		Binding binding = TokenBindings.current();
@@ -287,7 +301,9 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		if (TokenBindings.hasOtherLockOutside(binding)) {
 			List<FencingToken> tokens = TokenBindings.tokens();
 			throw new IllegalStateException("Guarded write refused: several locks are bound to this thread "
-					+ tokens.stream().map((token) -> "'" + token.lockName() + "' (token " + token.value() + ")").toList()
+					+ tokens.stream()
+						.map((token) -> "'" + token.lockName() + "' (token " + token.value() + ")")
+						.toList()
 					+ ", and a token of one lock must never authorise writes to rows another lock protects; pass the "
 					+ "token of the lock that protects these rows, for example guardedUpdate(FencingContext.current(\""
 					+ tokens.get(tokens.size() - 1).lockName() + "\"), sql, args...)");
@@ -337,16 +353,18 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 			new ArgumentPreparedStatementSetter(arguments).setValues(statement);
 			rows = statement.executeUpdate();
 		}
-		// Only a table the database accepted a guarded update for is read by the counter repair.
+		// Only a table the database accepted a guarded update for is read by the counter
+		// repair.
 		this.newestTokenOfTables.add(update.newestTokenOfTableSql());
 		return rows;
 	}
 
 	/**
-	 * Fails when a row the statement targets holds a newer token than {@code token}. A read that
-	 * sees the latest committed rows without locking them, so that a refused writer never stalls
-	 * the owner that fenced it; only a repeatable-read transaction outside PostgreSQL needs a
-	 * locking read to see past its snapshot (its refused UPDATE has locked those rows already).
+	 * Fails when a row the statement targets holds a newer token than {@code token}. A
+	 * read that sees the latest committed rows without locking them, so that a refused
+	 * writer never stalls the owner that fenced it; only a repeatable-read transaction
+	 * outside PostgreSQL needs a locking read to see past its snapshot (its refused
+	 * UPDATE has locked those rows already).
 	 */
 	private void failIfNewerToken(Connection connection, Dialect dialect, GuardedUpdate update, Object[] arguments,
 			FencingToken token) throws SQLException {
@@ -355,7 +373,8 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		Long newer = null;
 		try (PreparedStatement statement = connection.prepareStatement(update.newestTokenSql(locking))) {
 			applyStatementSettings(statement);
-			new ArgumentPreparedStatementSetter(update.newestTokenArguments(arguments, token.value())).setValues(statement);
+			new ArgumentPreparedStatementSetter(update.newestTokenArguments(arguments, token.value()))
+				.setValues(statement);
 			try (ResultSet result = statement.executeQuery()) {
 				if (result.next()) {
 					newer = JdbcUtils.getResultSetValue(result, 1, Long.class) instanceof Long value ? value : null;
@@ -369,8 +388,9 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	}
 
 	/**
-	 * Runs {@code work} so that it commits as a whole or not at all: in a savepoint of the caller's
-	 * transaction, or in a transaction of its own when the connection is in auto-commit mode.
+	 * Runs {@code work} so that it commits as a whole or not at all: in a savepoint of
+	 * the caller's transaction, or in a transaction of its own when the connection is in
+	 * auto-commit mode.
 	 */
 	private static <T> T inTransaction(Connection connection, SqlWork<T> work) throws SQLException {
 		if (!connection.getAutoCommit()) {

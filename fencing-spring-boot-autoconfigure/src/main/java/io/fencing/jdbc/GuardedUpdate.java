@@ -5,13 +5,14 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One UPDATE statement rewritten once so that the database itself compares and stores the fencing
- * token. Immutable and cached per SQL string, so the hot path only copies arguments.
+ * One UPDATE statement rewritten once so that the database itself compares and stores the
+ * fencing token. Immutable and cached per SQL string, so the hot path only copies
+ * arguments.
  * <p>
- * Parameter layout of {@link #fencedSql()}: the statement's SET parameters, the token (the new
- * value of the token column), the statement's WHERE parameters, the token (the fence).
- * {@link #newestTokenSql(boolean)} takes the token, then the WHERE parameters, and reads the
- * newest token among the rows the statement targets that refused it.
+ * Parameter layout of {@link #fencedSql()}: the statement's SET parameters, the token
+ * (the new value of the token column), the statement's WHERE parameters, the token (the
+ * fence). {@link #newestTokenSql(boolean)} takes the token, then the WHERE parameters,
+ * and reads the newest token among the rows the statement targets that refused it.
  */
 final class GuardedUpdate {
 
@@ -37,7 +38,10 @@ final class GuardedUpdate {
 
 	private final boolean dashComment;
 
-	/** How this statement pins one row of its table, resolved once against the table's keys. */
+	/**
+	 * How this statement pins one row of its table, resolved once against the table's
+	 * keys.
+	 */
 	private volatile @Nullable OneRowRule oneRowRule;
 
 	GuardedUpdate(String originalSql, String fencedSql, String newestTokenSql, String newestTokenLockingSql,
@@ -68,7 +72,8 @@ final class GuardedUpdate {
 
 	/**
 	 * The newest token among the targeted rows holding a newer one than the caller's.
-	 * @param locking whether to read with {@code FOR UPDATE}, past a repeatable-read snapshot
+	 * @param locking whether to read with {@code FOR UPDATE}, past a repeatable-read
+	 * snapshot
 	 */
 	String newestTokenSql(boolean locking) {
 		return locking ? this.newestTokenLockingSql : this.newestTokenSql;
@@ -84,29 +89,31 @@ final class GuardedUpdate {
 		return this.table;
 	}
 
-	/** The {@code column = value} conditions on the updated table at the top level of WHERE. */
+	/**
+	 * The {@code column = value} conditions on the updated table at the top level of
+	 * WHERE.
+	 */
 	List<Equality> equalities() {
 		return this.equalities;
 	}
 
 	/**
-	 * Whether the statement uses the {@code ||} operator, which MySQL and MariaDB read as OR
-	 * where the parser reads a concatenation.
+	 * Whether the statement uses the {@code ||} operator, which MySQL and MariaDB read as
+	 * OR where the parser reads a concatenation.
 	 */
 	boolean usesDoublePipe() {
 		return this.doublePipe;
 	}
 
 	/**
-	 * Whether the statement has a {@code --} comment not followed by whitespace, which MySQL and
-	 * MariaDB read as two minus signs where the parser reads a comment.
+	 * Whether the statement has a {@code --} comment not followed by whitespace, which
+	 * MySQL and MariaDB read as two minus signs where the parser reads a comment.
 	 */
 	boolean usesDashWithoutSpace() {
 		return this.dashComment;
 	}
 
-	@Nullable
-	OneRowRule oneRowRule() {
+	@Nullable OneRowRule oneRowRule() {
 		return this.oneRowRule;
 	}
 
@@ -168,7 +175,8 @@ final class GuardedUpdate {
 	 *
 	 * @param column the column
 	 * @param argumentIndex the index of the compared argument, or -1 for a literal
-	 * @param literalType {@code String} or {@code Long} for a literal, {@code null} for an argument
+	 * @param literalType {@code String} or {@code Long} for a literal, {@code null} for
+	 * an argument
 	 */
 	record Equality(Identifier column, int argumentIndex, @Nullable Class<?> literalType) {
 

@@ -48,17 +48,21 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.CollectionUtils;
 
 /**
- * Parses an UPDATE with JSqlParser and rewrites it into a {@link GuardedUpdate}. Runs once per SQL
- * string; the result, or the refusal, is cached by the caller.
+ * Parses an UPDATE with JSqlParser and rewrites it into a {@link GuardedUpdate}. Runs
+ * once per SQL string; the result, or the refusal, is cached by the caller.
  */
 final class GuardedUpdateParser {
 
-	/** A statement that takes longer than this to parse is refused rather than stalling its caller. */
+	/**
+	 * A statement that takes longer than this to parse is refused rather than stalling
+	 * its caller.
+	 */
 	private static final long PARSE_TIMEOUT_MILLIS = 2000;
 
 	/**
-	 * JSqlParser runs each parse on an executor to enforce its timeout. Daemon threads, as many as
-	 * parse at once and gone when idle, so that one slow statement never delays another.
+	 * JSqlParser runs each parse on an executor to enforce its timeout. Daemon threads,
+	 * as many as parse at once and gone when idle, so that one slow statement never
+	 * delays another.
 	 */
 	private static final ExecutorService PARSER_THREADS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30,
 			TimeUnit.SECONDS, new SynchronousQueue<>(), parserThreadFactory());
@@ -72,8 +76,8 @@ final class GuardedUpdateParser {
 
 	/**
 	 * Rewrites {@code sql}.
-	 * @throws IllegalArgumentException when {@code sql} is not a single plain UPDATE of one table,
-	 * or already sets the token column
+	 * @throws IllegalArgumentException when {@code sql} is not a single plain UPDATE of
+	 * one table, or already sets the token column
 	 */
 	GuardedUpdate parse(String sql) {
 		Assert.hasText(sql, "sql must not be blank");
@@ -98,11 +102,14 @@ final class GuardedUpdateParser {
 		List<String> whereWords = (where != null) ? words(where.toString()) : List.of();
 		rejectSubqueriesOnTheUpdatedTable(update, whereWords, sql);
 		// The parser nests OR under AND in some statements ("a AND b IN (...) OR c" as
-		// "a AND (b IN (...) OR c)"): only a condition without OR is trusted to pin a row.
+		// "a AND (b IN (...) OR c)"): only a condition without OR is trusted to pin a
+		// row.
 		List<Equality> equalities = parsed.hasOr() ? List.of() : equalities(where, table);
 
-		// The driver binds the parameters of the statement that runs, the parser's own rendering:
-		// count them there, SET first (they precede WHERE in an UPDATE without FROM or JOIN).
+		// The driver binds the parameters of the statement that runs, the parser's own
+		// rendering:
+		// count them there, SET first (they precede WHERE in an UPDATE without FROM or
+		// JOIN).
 		update.setWhere(null);
 		int setParameters = parseStatements(update.toString()).parameterCount();
 		update.setWhere(where);
@@ -118,14 +125,17 @@ final class GuardedUpdateParser {
 		update.setWhere(and(originalCondition, new MinorThanEquals(fenceColumn, new JdbcParameter())));
 		String fencedSql = update.toString();
 
-		// The fence first, so that the check skips the rows this statement has just written. When the
-		// condition reads a written column, a CASE keeps it off those rows altogether: a database may
+		// The fence first, so that the check skips the rows this statement has just
+		// written. When the
+		// condition reads a written column, a CASE keeps it off those rows altogether: a
+		// database may
 		// evaluate it first and fail on a written value ('W1' in "sku IN (7, 8)" on H2).
 		Expression newer = new GreaterThan(fenceColumn, new JdbcParameter());
 		Expression check = newer;
 		if (originalCondition != null) {
-			check = readsWrittenColumns(update, whereWords) ? new CaseExpression(new BooleanValue(false),
-					new WhenClause(newer, originalCondition)) : new AndExpression(newer, originalCondition);
+			check = readsWrittenColumns(update, whereWords)
+					? new CaseExpression(new BooleanValue(false), new WhenClause(newer, originalCondition))
+					: new AndExpression(newer, originalCondition);
 		}
 		PlainSelect newestToken = new PlainSelect().addSelectItem(fenceColumn).withFromItem(table).withWhere(check);
 		newestToken.addOrderByElements(new OrderByElement().withExpression(fenceColumn).withAsc(false));
@@ -140,23 +150,25 @@ final class GuardedUpdateParser {
 			.withFromItem(unaliased);
 
 		return new GuardedUpdate(sql, fencedSql, newestTokenSql, newestTokenLockingSql, newestTokenOfTable.toString(),
-				setParameters, whereParameters, new TableReference(identifier(table.getSchemaName()),
-						identifier(table.getName())),
-				equalities, parsed.hasDoublePipe(), parsed.hasDashComment());
+				setParameters, whereParameters,
+				new TableReference(identifier(table.getSchemaName()), identifier(table.getName())), equalities,
+				parsed.hasDoublePipe(), parsed.hasDashComment());
 	}
 
 	/**
-	 * The check that follows a multi-row write evaluates the condition again, after the write. A
-	 * subquery on the updated table would then see the rows as written, not as the write saw them
-	 * (through named columns, {@code *}, or a whole-row reference), and the check could miss a
-	 * refused row: such a condition is refused.
+	 * The check that follows a multi-row write evaluates the condition again, after the
+	 * write. A subquery on the updated table would then see the rows as written, not as
+	 * the write saw them (through named columns, {@code *}, or a whole-row reference),
+	 * and the check could miss a refused row: such a condition is refused.
 	 */
 	private static void rejectSubqueriesOnTheUpdatedTable(Update update, List<String> whereWords, String sql) {
 		if (whereWords.stream().noneMatch("SELECT"::equalsIgnoreCase)) {
 			return;
 		}
-		// Any mention of the table's name that does not qualify a column ("t.sku") counts as reading
-		// it, however the subquery names it: "FROM db.schema.t", "FROM ONLY t", "FROM (t)",
+		// Any mention of the table's name that does not qualify a column ("t.sku") counts
+		// as reading
+		// it, however the subquery names it: "FROM db.schema.t", "FROM ONLY t", "FROM
+		// (t)",
 		// "STRAIGHT_JOIN t".
 		String table = unquote(update.getTable().getName());
 		for (int i = 0; i < whereWords.size(); i++) {
@@ -169,7 +181,10 @@ final class GuardedUpdateParser {
 		}
 	}
 
-	/** Whether the condition reads a column the statement writes, the token column included. */
+	/**
+	 * Whether the condition reads a column the statement writes, the token column
+	 * included.
+	 */
 	private boolean readsWrittenColumns(Update update, List<String> whereWords) {
 		List<String> written = new ArrayList<>();
 		written.add(this.tokenColumn);
@@ -179,7 +194,10 @@ final class GuardedUpdateParser {
 		return whereWords.stream().anyMatch((word) -> written.stream().anyMatch(word::equalsIgnoreCase));
 	}
 
-	/** The words of {@code sql} as the parser's own lexer reads them, identifiers unquoted. */
+	/**
+	 * The words of {@code sql} as the parser's own lexer reads them, identifiers
+	 * unquoted.
+	 */
 	private static List<String> words(String sql) {
 		CCJSqlParser lexer = new CCJSqlParser(new StringProvider(sql));
 		List<String> words = new ArrayList<>();
@@ -190,9 +208,10 @@ final class GuardedUpdateParser {
 	}
 
 	/**
-	 * Parses like {@link CCJSqlParserUtil#parseStatements(String)}: simple parsing first, complex
-	 * parsing when that fails. Keeps the parser's own count of JDBC parameters, which sees every
-	 * {@code ?} of the grammar, and whether {@code ||} occurs as an operator.
+	 * Parses like {@link CCJSqlParserUtil#parseStatements(String)}: simple parsing first,
+	 * complex parsing when that fails. Keeps the parser's own count of JDBC parameters,
+	 * which sees every {@code ?} of the grammar, and whether {@code ||} occurs as an
+	 * operator.
 	 */
 	private static Parsed parseStatements(String sql) {
 		try {
@@ -207,13 +226,13 @@ final class GuardedUpdateParser {
 			}
 		}
 		catch (JSQLParserException ex) {
-			throw new IllegalArgumentException("Guarded update refused: cannot parse the SQL (" + rootMessage(ex)
-					+ "): " + sql, ex);
+			throw new IllegalArgumentException(
+					"Guarded update refused: cannot parse the SQL (" + rootMessage(ex) + "): " + sql, ex);
 		}
 		catch (RuntimeException | StackOverflowError ex) {
 			// JSqlParser fails on some inputs (deep nesting) with errors of its own.
-			throw new IllegalArgumentException("Guarded update refused: the SQL parser failed on it ("
-					+ rootMessage(ex) + "); simplify the statement: " + sql, ex);
+			throw new IllegalArgumentException("Guarded update refused: the SQL parser failed on it (" + rootMessage(ex)
+					+ "); simplify the statement: " + sql, ex);
 		}
 	}
 
@@ -229,8 +248,8 @@ final class GuardedUpdateParser {
 		for (Token token = first.next; token != null; token = token.next) {
 			for (Token comment = token.specialToken; comment != null; comment = comment.specialToken) {
 				executableComment |= comment.image.startsWith("/*!") || comment.image.startsWith("/*M!");
-				dashComment |= comment.image.startsWith("--") && (comment.image.length() == 2
-						|| !Character.isWhitespace(comment.image.charAt(2)));
+				dashComment |= comment.image.startsWith("--")
+						&& (comment.image.length() == 2 || !Character.isWhitespace(comment.image.charAt(2)));
 			}
 			if (token.kind == 0) {
 				break;
@@ -252,7 +271,8 @@ final class GuardedUpdateParser {
 
 	private static Update singleUpdate(Statements statements, String sql) {
 		if (statements.size() != 1) {
-			throw refused(sql, "it holds " + statements.size() + " statements, a guarded update takes exactly one UPDATE");
+			throw refused(sql,
+					"it holds " + statements.size() + " statements, a guarded update takes exactly one UPDATE");
 		}
 		Statement statement = statements.get(0);
 		if (!(statement instanceof Update update)) {
@@ -315,7 +335,8 @@ final class GuardedUpdateParser {
 	}
 
 	private Column tokenColumnOf(Table table) {
-		// Qualified by the alias only: PostgreSQL rejects a table-qualified column in SET, and an
+		// Qualified by the alias only: PostgreSQL rejects a table-qualified column in
+		// SET, and an
 		// unqualified name at the top level of WHERE always means the updated table.
 		if (table.getAlias() != null) {
 			return new Column(new Table(table.getAlias().getName()), this.tokenColumn);
@@ -327,7 +348,10 @@ final class GuardedUpdateParser {
 		return (condition != null) ? new AndExpression(condition, fence) : fence;
 	}
 
-	/** The equalities {@code column = value} of the updated table's columns at the top level. */
+	/**
+	 * The equalities {@code column = value} of the updated table's columns at the top
+	 * level.
+	 */
 	private static List<Equality> equalities(@Nullable Expression where, Table table) {
 		List<Equality> equalities = new ArrayList<>();
 		if (where != null) {
@@ -375,8 +399,7 @@ final class GuardedUpdateParser {
 		return (table.getAlias() != null) ? name.equals(table.getAlias().getName()) : name.equals(table.getName());
 	}
 
-	@Nullable
-	private static Identifier identifier(@Nullable String written) {
+	@Nullable private static Identifier identifier(@Nullable String written) {
 		if (written == null) {
 			return null;
 		}
@@ -390,7 +413,8 @@ final class GuardedUpdateParser {
 		}
 		char first = identifier.charAt(0);
 		char last = identifier.charAt(identifier.length() - 1);
-		boolean quoted = (first == '"' && last == '"') || (first == '`' && last == '`') || (first == '[' && last == ']');
+		boolean quoted = (first == '"' && last == '"') || (first == '`' && last == '`')
+				|| (first == '[' && last == ']');
 		return quoted ? identifier.substring(1, identifier.length() - 1) : identifier;
 	}
 

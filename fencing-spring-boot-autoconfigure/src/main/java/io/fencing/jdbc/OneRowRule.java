@@ -7,10 +7,11 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * When a guarded update pins at most one row: every column of one of its table's unique keys is
- * compared for equality with a value of the column's own type. A value of another type may be
- * converted by the database (MariaDB and H2 match {@code '7'}, {@code '07'} and {@code '007'}
- * for {@code sku = 7}), so it pins nothing; the statement then takes the checked path.
+ * When a guarded update pins at most one row: every column of one of its table's unique
+ * keys is compared for equality with a value of the column's own type. A value of another
+ * type may be converted by the database (MariaDB and H2 match {@code '7'}, {@code '07'}
+ * and {@code '007'} for {@code sku = 7}), so it pins nothing; the statement then takes
+ * the checked path.
  */
 final class OneRowRule {
 
@@ -74,9 +75,11 @@ final class OneRowRule {
 			return this.literalType == type;
 		}
 
-		/** The type of a column of JDBC type {@code jdbcType}, {@code null} when none fits. */
-		@Nullable
-		static KeyType of(int jdbcType) {
+		/**
+		 * The type of a column of JDBC type {@code jdbcType}, {@code null} when none
+		 * fits.
+		 */
+		@Nullable static KeyType of(int jdbcType) {
 			return switch (jdbcType) {
 				case Types.CHAR, Types.VARCHAR, Types.LONGVARCHAR, Types.NCHAR, Types.NVARCHAR, Types.LONGNVARCHAR ->
 					CHARACTER;

@@ -24,10 +24,11 @@ import io.fencing.jdbc.OneRowRule.KeyType;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The primary and unique keys of guarded tables, read once per table from the JDBC metadata. A
- * guarded update that pins one row by such a key is atomic as one statement; any other needs a
- * check of the rows the fence refused, inside a transaction. Names are matched as the database
- * stores them: a quoted name exactly, an unquoted one in the letter case the driver reports.
+ * The primary and unique keys of guarded tables, read once per table from the JDBC
+ * metadata. A guarded update that pins one row by such a key is atomic as one statement;
+ * any other needs a check of the rows the fence refused, inside a transaction. Names are
+ * matched as the database stores them: a quoted name exactly, an unquoted one in the
+ * letter case the driver reports.
  */
 final class UniqueKeys {
 
@@ -35,7 +36,10 @@ final class UniqueKeys {
 
 	private volatile @Nullable IdentifierCase identifierCase;
 
-	/** Whether {@code update}, run with {@code args}, changes at most one row of its table. */
+	/**
+	 * Whether {@code update}, run with {@code args}, changes at most one row of its
+	 * table.
+	 */
 	boolean pinsOneRow(GuardedUpdate update, Object[] args, Connection connection) throws SQLException {
 		OneRowRule rule = update.oneRowRule();
 		if (rule == null) {
@@ -65,9 +69,11 @@ final class UniqueKeys {
 		return alternatives.isEmpty() ? OneRowRule.NEVER : new OneRowRule(List.copyOf(alternatives));
 	}
 
-	/** The argument checks under which the equalities cover {@code key}, or {@code null} if never. */
-	@Nullable
-	private static List<ArgumentCheck> checksPinning(Set<String> key, TableKeys table, List<Equality> equalities,
+	/**
+	 * The argument checks under which the equalities cover {@code key}, or {@code null}
+	 * if never.
+	 */
+	@Nullable private static List<ArgumentCheck> checksPinning(Set<String> key, TableKeys table, List<Equality> equalities,
 			IdentifierCase names) {
 		List<ArgumentCheck> checks = new ArrayList<>();
 		for (String column : key) {
@@ -123,7 +129,8 @@ final class UniqueKeys {
 			schema = names.stored(table.qualifier());
 		}
 		else {
-			// MySQL and MariaDB: a qualified table name names a database, that is a catalog.
+			// MySQL and MariaDB: a qualified table name names a database, that is a
+			// catalog.
 			catalog = names.stored(table.qualifier());
 			schema = null;
 		}
@@ -148,7 +155,8 @@ final class UniqueKeys {
 					continue;
 				}
 				if (column == null || rows.getString("FILTER_CONDITION") != null) {
-					// An expression or partial index does not make the column unique in every row.
+					// An expression or partial index does not make the column unique in
+					// every row.
 					partialIndexes.add(index);
 					continue;
 				}

@@ -23,15 +23,16 @@ import org.redisson.client.codec.StringCodec;
 import org.redisson.command.NoSyncedSlavesException;
 
 /**
- * Acquires and releases Redisson fenced locks for fenced tasks, and repairs a token counter that
- * Redis lost.
+ * Acquires and releases Redisson fenced locks for fenced tasks, and repairs a token
+ * counter that Redis lost.
  * <p>
- * Every acquisition has an owner of its own. Redisson names a lock's owner after the client and a
- * thread id, and lets the same owner re-enter: an acquisition whose reply was lost would be
- * re-entered by every later run on that thread. Here the thread id is a number drawn for this
- * acquisition only (negative, so it never equals a real thread's), passed to Redisson's
- * asynchronous lock API, and used again to release. Every acquisition also uses a new
- * {@link RFencedLock} object: a lock object remembers the lease of its last acquisition.
+ * Every acquisition has an owner of its own. Redisson names a lock's owner after the
+ * client and a thread id, and lets the same owner re-enter: an acquisition whose reply
+ * was lost would be re-entered by every later run on that thread. Here the thread id is a
+ * number drawn for this acquisition only (negative, so it never equals a real thread's),
+ * passed to Redisson's asynchronous lock API, and used again to release. Every
+ * acquisition also uses a new {@link RFencedLock} object: a lock object remembers the
+ * lease of its last acquisition.
  */
 public class FencedLocks {
 
@@ -52,12 +53,16 @@ public class FencedLocks {
 			end
 			return 0""";
 
-	/** Redis key prefix of the mark that a lock's counter was checked against the stored tokens. */
+	/**
+	 * Redis key prefix of the mark that a lock's counter was checked against the stored
+	 * tokens.
+	 */
 	private static final String CHECKED_KEY_PREFIX = "fencing_counter_checked";
 
 	/**
-	 * While the owner still holds the lock, raises the counter to the floor, issues the next token
-	 * to that owner and marks the counter checked; returns nil when the lock is no longer held by it.
+	 * While the owner still holds the lock, raises the counter to the floor, issues the
+	 * next token to that owner and marks the counter checked; returns nil when the lock
+	 * is no longer held by it.
 	 */
 	private static final String REISSUE_ABOVE = """
 			if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
@@ -88,13 +93,12 @@ public class FencedLocks {
 	 * Tries to acquire {@code lockName}, waiting up to {@code waitTime}.
 	 * @param leaseTime the fixed lease, or {@code null} for the watchdog
 	 * @return the acquisition, or {@code null} when the lock stayed busy
-	 * @throws LockUnavailableException when Redis failed; whatever may have been acquired is given
-	 * back in the background
-	 * @throws InterruptedException when the thread was interrupted while waiting; whatever is
-	 * acquired is given back in the background
+	 * @throws LockUnavailableException when Redis failed; whatever may have been acquired
+	 * is given back in the background
+	 * @throws InterruptedException when the thread was interrupted while waiting;
+	 * whatever is acquired is given back in the background
 	 */
-	@Nullable
-	public HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
+	@Nullable public HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
 		RedissonFencedLock lock = fencedLock(lockName);
 		long owner = -OWNER_IDS.incrementAndGet();
@@ -107,8 +111,10 @@ public class FencedLocks {
 			token = acquisition.get();
 		}
 		catch (InterruptedException ex) {
-			// The acquisition may still complete: give it back whenever it does, and if it took the
-			// first token of a missing counter, unchecked, have the next acquisition check it.
+			// The acquisition may still complete: give it back whenever it does, and if
+			// it took the
+			// first token of a missing counter, unchecked, have the next acquisition
+			// check it.
 			acquisition.whenComplete((acquired, error) -> {
 				if (acquired != null && acquired == 1L) {
 					forgetCounterCheck(lock);
@@ -118,8 +124,10 @@ public class FencedLocks {
 			throw ex;
 		}
 		catch (ExecutionException ex) {
-			// The acquisition may have reached Redis with its reply lost, or a replication check
-			// failed after the lock was written: give it back, without keeping the caller.
+			// The acquisition may have reached Redis with its reply lost, or a
+			// replication check
+			// failed after the lock was written: give it back, without keeping the
+			// caller.
 			giveBack(lock, owner);
 			Throwable cause = ex.getCause();
 			if (isReplicationFailure(cause)) {
@@ -128,9 +136,10 @@ public class FencedLocks {
 						+ "' to any replica in time, so a failover could lose it; the lock is given back and the "
 						+ "task did not run", cause);
 			}
-			throw new LockUnavailableException(lockName, "Could not acquire lock '" + lockName + "' from Redis at "
-					+ this.redisDescription + " (" + ((cause != null) ? cause.getMessage() : ex.getMessage())
-					+ "); the task did not run", (cause != null) ? cause : ex);
+			throw new LockUnavailableException(lockName,
+					"Could not acquire lock '" + lockName + "' from Redis at " + this.redisDescription + " ("
+							+ ((cause != null) ? cause.getMessage() : ex.getMessage()) + "); the task did not run",
+					(cause != null) ? cause : ex);
 		}
 		if (token == null) {
 			return null;
@@ -139,8 +148,9 @@ public class FencedLocks {
 	}
 
 	/**
-	 * Releases a lock taken by {@link #tryAcquire}, from any thread, whatever the caller's
-	 * interrupt status. A lock whose lease has expired is left alone, whoever holds it now.
+	 * Releases a lock taken by {@link #tryAcquire}, from any thread, whatever the
+	 * caller's interrupt status. A lock whose lease has expired is left alone, whoever
+	 * holds it now.
 	 * @return {@code false} when the lock was no longer held by this acquisition
 	 */
 	public boolean release(HeldLock held) {
@@ -159,9 +169,9 @@ public class FencedLocks {
 	}
 
 	/**
-	 * Raises the token counter of the held lock to at least {@code acceptedToken}, so that the next
-	 * acquisition gets a newer token than the storage holds. Used when the storage refused a token
-	 * that the counter issued after Redis lost it.
+	 * Raises the token counter of the held lock to at least {@code acceptedToken}, so
+	 * that the next acquisition gets a newer token than the storage holds. Used when the
+	 * storage refused a token that the counter issued after Redis lost it.
 	 * @return whether the counter was behind and has been raised
 	 */
 	public boolean raiseTokenCounter(HeldLock held, long acceptedToken) {
@@ -171,23 +181,24 @@ public class FencedLocks {
 	}
 
 	/**
-	 * Issues the held lock a new token above {@code floor}, while it still holds the lock.
-	 * @return the new token, or {@code null} when this acquisition no longer holds the lock
+	 * Issues the held lock a new token above {@code floor}, while it still holds the
+	 * lock.
+	 * @return the new token, or {@code null} when this acquisition no longer holds the
+	 * lock
 	 */
-	@Nullable
-	public FencingToken reissueAbove(HeldLock held, long floor) {
+	@Nullable public FencingToken reissueAbove(HeldLock held, long floor) {
 		RedissonFencedLock lock = held.lock();
 		String ownerField = lock.getServiceManager().getId() + ":" + held.owner();
-		Long token = script().eval(lock.getName(), RScript.Mode.READ_WRITE, REISSUE_ABOVE,
-				RScript.ReturnType.LONG,
+		Long token = script().eval(lock.getName(), RScript.Mode.READ_WRITE, REISSUE_ABOVE, RScript.ReturnType.LONG,
 				List.of(rawKey(lock.getRawName()), rawKey(tokenKey(lock)), rawKey(checkedKey(lock))), ownerField,
 				String.valueOf(floor));
 		return (token != null) ? new FencingToken(held.token().lockName(), token) : null;
 	}
 
 	/**
-	 * Whether the counter of the held lock was checked against the stored tokens since Redis last
-	 * lost it: the mark lives beside the counter, in the same slot, and goes when Redis loses data.
+	 * Whether the counter of the held lock was checked against the stored tokens since
+	 * Redis last lost it: the mark lives beside the counter, in the same slot, and goes
+	 * when Redis loses data.
 	 */
 	public boolean isCounterChecked(HeldLock held) {
 		Long exists = script().eval(held.lock().getName(), RScript.Mode.READ_ONLY,
@@ -203,8 +214,9 @@ public class FencedLocks {
 	}
 
 	/**
-	 * Forgets the check of a lock's counter: a token was issued from a missing counter and not
-	 * checked against the stored tokens, so the next acquisition must check again.
+	 * Forgets the check of a lock's counter: a token was issued from a missing counter
+	 * and not checked against the stored tokens, so the next acquisition must check
+	 * again.
 	 */
 	public void forgetCounterCheck(RedissonFencedLock lock) {
 		script().evalAsync(lock.getName(), RScript.Mode.READ_WRITE, "return redis.call('del', KEYS[1])",
@@ -220,8 +232,8 @@ public class FencedLocks {
 		if (lock instanceof RedissonFencedLock fenced) {
 			return fenced;
 		}
-		throw new IllegalStateException("The RedissonClient returned a " + lock.getClass().getName()
-				+ " for lock '" + lockName + "'; fenced tasks need Redisson's own RedissonFencedLock");
+		throw new IllegalStateException("The RedissonClient returned a " + lock.getClass().getName() + " for lock '"
+				+ lockName + "'; fenced tasks need Redisson's own RedissonFencedLock");
 	}
 
 	/** The counter key, named as Redisson names it from the already mapped lock name. */
@@ -233,7 +245,10 @@ public class FencedLocks {
 		return RedissonObject.prefixName(CHECKED_KEY_PREFIX, lock.getRawName());
 	}
 
-	/** A key Redisson sends as it is: a String key would go through the client's NameMapper again. */
+	/**
+	 * A key Redisson sends as it is: a String key would go through the client's
+	 * NameMapper again.
+	 */
 	private static byte[] rawKey(String key) {
 		return key.getBytes(StandardCharsets.UTF_8);
 	}

@@ -9,13 +9,15 @@ import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.core.Ordered;
 
 /**
- * Applies the {@link FencedTaskInterceptor} to {@link FencedTask} methods with plain Spring AOP.
- * Ordered outside {@code @Transactional}, so that the lock is held from before the transaction
- * begins until after it ends.
+ * Applies the {@link FencedTaskInterceptor} to {@link FencedTask} methods with plain
+ * Spring AOP. Ordered outside {@code @Transactional}, so that the lock is held from
+ * before the transaction begins until after it ends.
  */
 public class FencedTaskAdvisor extends AbstractPointcutAdvisor {
 
-	/** Just outside the transaction advisor, whose default order is the lowest precedence. */
+	/**
+	 * Just outside the transaction advisor, whose default order is the lowest precedence.
+	 */
 	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
 	private final Pointcut pointcut = new AnnotationMatchingPointcut(null, FencedTask.class, true);

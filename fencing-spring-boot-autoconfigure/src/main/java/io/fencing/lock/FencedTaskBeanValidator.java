@@ -28,12 +28,12 @@ import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ClassUtils;
 
 /**
- * Fails the startup when a {@link FencedTask} cannot be honoured: a setting is unusable, or the
- * bean is not proxied so that the method would run without a lock. Runs after the auto-proxy
- * creator, on the final bean.
+ * Fails the startup when a {@link FencedTask} cannot be honoured: a setting is unusable,
+ * or the bean is not proxied so that the method would run without a lock. Runs after the
+ * auto-proxy creator, on the final bean.
  */
-public class FencedTaskBeanValidator implements BeanPostProcessor, Ordered, BeanFactoryAware,
-		SmartInitializingSingleton {
+public class FencedTaskBeanValidator
+		implements BeanPostProcessor, Ordered, BeanFactoryAware, SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(FencedTaskBeanValidator.class);
 
@@ -58,10 +58,11 @@ public class FencedTaskBeanValidator implements BeanPostProcessor, Ordered, Bean
 	}
 
 	/**
-	 * Fails the startup on a {@code fencing.tasks.<name>} key that no task has: its settings would
-	 * be silently ignored (Boot's binding drops characters such as {@code :} and {@code #} from a
-	 * map key written without brackets). The tasks are those of the beans created so far and of
-	 * the bean types; when a lazy bean's class could not be seen, the key is only warned about.
+	 * Fails the startup on a {@code fencing.tasks.<name>} key that no task has: its
+	 * settings would be silently ignored (Boot's binding drops characters such as
+	 * {@code :} and {@code #} from a map key written without brackets). The tasks are
+	 * those of the beans created so far and of the bean types; when a lazy bean's class
+	 * could not be seen, the key is only warned about.
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
@@ -99,8 +100,8 @@ public class FencedTaskBeanValidator implements BeanPostProcessor, Ordered, Bean
 	private Set<String> taskNamesOf(Class<?> type) {
 		FencedTaskMethods resolver = this.methods.get();
 		Set<String> names = new TreeSet<>();
-		tasksOf(type).forEach((method, task) -> names
-			.add(resolver.taskName(task, ClassUtils.getQualifiedMethodName(method, type))));
+		tasksOf(type).forEach(
+				(method, task) -> names.add(resolver.taskName(task, ClassUtils.getQualifiedMethodName(method, type))));
 		return names;
 	}
 
@@ -131,8 +132,9 @@ public class FencedTaskBeanValidator implements BeanPostProcessor, Ordered, Bean
 	}
 
 	private static Map<Method, FencedTask> tasksOf(Class<?> type) {
-		return MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<FencedTask>) (
-				method) -> AnnotatedElementUtils.findMergedAnnotation(method, FencedTask.class));
+		return MethodIntrospector.selectMethods(type,
+				(MethodIntrospector.MetadataLookup<FencedTask>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, FencedTask.class));
 	}
 
 	private static void checkIntercepted(Object bean, String beanName, Method method, FencedTaskMethod task) {

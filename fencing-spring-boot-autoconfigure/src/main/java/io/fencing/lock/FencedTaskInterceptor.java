@@ -29,8 +29,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 
 /**
- * Runs a {@link io.fencing.FencedTask} method only while its lock is held, with the lock's token
- * bound to the thread, and releases the lock afterwards.
+ * Runs a {@link io.fencing.FencedTask} method only while its lock is held, with the
+ * lock's token bound to the thread, and releases the lock afterwards.
  */
 public class FencedTaskInterceptor implements MethodInterceptor {
 
@@ -41,17 +41,23 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	public static final String TASK_KEY = "task";
 
 	/**
-	 * {@code ran}, {@code skipped}, {@code busy}, {@code interrupted}, {@code unavailable},
-	 * {@code stale} or {@code failed}.
+	 * {@code ran}, {@code skipped}, {@code busy}, {@code interrupted},
+	 * {@code unavailable}, {@code stale} or {@code failed}.
 	 */
 	public static final String OUTCOME_KEY = "outcome";
 
 	private static final Log logger = LogFactory.getLog(FencedTaskInterceptor.class);
 
-	/** A lock that stays busy is reported at INFO at most this often, so that skips are seen. */
+	/**
+	 * A lock that stays busy is reported at INFO at most this often, so that skips are
+	 * seen.
+	 */
 	private static final long BUSY_REPORT_INTERVAL_NANOS = Duration.ofMinutes(1).toNanos();
 
-	/** Bounds the per-lock bookkeeping when lock names are per entity; a cleared entry costs a lookup. */
+	/**
+	 * Bounds the per-lock bookkeeping when lock names are per entity; a cleared entry
+	 * costs a lookup.
+	 */
 	private static final int MAX_LOCKS_TRACKED = 100_000;
 
 	private final Supplier<FencedTaskMethods> methods;
@@ -62,17 +68,22 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 
 	private final Supplier<List<AcceptedTokens>> acceptedTokens;
 
-	/** Per busy lock: the first skip of the current streak, the last report and the last skip. */
+	/**
+	 * Per busy lock: the first skip of the current streak, the last report and the last
+	 * skip.
+	 */
 	private final Map<String, long[]> busySince = new ConcurrentHashMap<>();
 
-	/** Lock names whose counter this process has seen checked against the stored tokens. */
+	/**
+	 * Lock names whose counter this process has seen checked against the stored tokens.
+	 */
 	private final Set<String> checkedCounters = ConcurrentHashMap.newKeySet();
 
 	/**
-	 * The collaborators are looked up on first use: the interceptor is created while the context
-	 * still registers its post-processors.
-	 * @param acceptedTokens the tokens accepted by the guarded storages, read to repair a token
-	 * counter that Redis lost
+	 * The collaborators are looked up on first use: the interceptor is created while the
+	 * context still registers its post-processors.
+	 * @param acceptedTokens the tokens accepted by the guarded storages, read to repair a
+	 * token counter that Redis lost
 	 */
 	public FencedTaskInterceptor(Supplier<FencedTaskMethods> methods, Supplier<FencedLocks> locks,
 			Supplier<ObservationRegistry> observations, Supplier<List<AcceptedTokens>> acceptedTokens) {
@@ -83,8 +94,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	}
 
 	@Override
-	@Nullable
-	public Object invoke(MethodInvocation invocation) throws Throwable {
+	@Nullable public Object invoke(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
 		FencedTaskMethod task = this.methods.get().get(invocation.getMethod(), targetClass);
@@ -104,14 +114,14 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		}
 	}
 
-	@Nullable
-	private Object run(FencedTaskMethod task, MethodInvocation invocation, @Nullable Object target,
+	@Nullable private Object run(FencedTaskMethod task, MethodInvocation invocation, @Nullable Object target,
 			Observation observation) throws Throwable {
 		String lockName = task.lockName(invocation.getArguments(), target);
 
 		Binding outer = TokenBindings.find(lockName);
 		if (outer != null && outer.acquisition().isHeld()) {
-			// Re-acquiring would issue a newer token and fence the outer run of the same lock.
+			// Re-acquiring would issue a newer token and fence the outer run of the same
+			// lock.
 			Object result = proceedWith(outer.acquisition(), invocation);
 			observation.lowCardinalityKeyValue(OUTCOME_KEY, "ran");
 			return result;
@@ -175,8 +185,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		return "failed";
 	}
 
-	@Nullable
-	private static Object proceedWith(Acquisition acquisition, MethodInvocation invocation) throws Throwable {
+	@Nullable private static Object proceedWith(Acquisition acquisition, MethodInvocation invocation) throws Throwable {
 		Binding previous = TokenBindings.bind(acquisition);
 		try {
 			return invocation.proceed();
@@ -186,18 +195,19 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		}
 	}
 
-	@Nullable
-	private Object busy(FencedTaskMethod task, String lockName) {
+	@Nullable private Object busy(FencedTaskMethod task, String lockName) {
 		if (task.onBusy() == OnBusy.SKIP) {
 			reportSkip(task, lockName);
 		}
-		return notAcquired(task, lockName, "lock '" + lockName + "' is held by another owner"
-				+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms"), false);
+		return notAcquired(task, lockName,
+				"lock '" + lockName + "' is held by another owner"
+						+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms"),
+				false);
 	}
 
 	/**
-	 * The first skip of a busy lock, then one a minute while it stays busy, at INFO. Skips more
-	 * than a minute apart start a new streak.
+	 * The first skip of a busy lock, then one a minute while it stays busy, at INFO.
+	 * Skips more than a minute apart start a new streak.
 	 */
 	private void reportSkip(FencedTaskMethod task, String lockName) {
 		long now = System.nanoTime();
@@ -219,12 +229,12 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 			streak[1] = now;
 			busyFor = now - streak[0];
 		}
-		logger.info("Lock '" + lockName + "' is held by another owner (busy for " + Duration.ofNanos(busyFor).toSeconds()
-				+ " s); skipped " + task.description() + " (on-busy = skip). Reported at most once a minute per lock.");
+		logger.info("Lock '" + lockName + "' is held by another owner (busy for "
+				+ Duration.ofNanos(busyFor).toSeconds() + " s); skipped " + task.description()
+				+ " (on-busy = skip). Reported at most once a minute per lock.");
 	}
 
-	@Nullable
-	private static Object notAcquired(FencedTaskMethod task, String lockName, String why, boolean interrupted) {
+	@Nullable private static Object notAcquired(FencedTaskMethod task, String lockName, String why, boolean interrupted) {
 		if (task.onBusy() == OnBusy.FAIL) {
 			String message = Character.toUpperCase(why.charAt(0)) + why.substring(1) + "; " + task.description()
 					+ " did not run (on-busy = fail)";
@@ -242,13 +252,14 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * Before the body runs, makes sure the counter is above every token already stored. Token 1
-	 * means the counter key did not exist: the lock is new, or Redis lost the counter (restart
-	 * without persistence, FLUSHALL, eviction). A counter is also checked when it carries no mark of
-	 * an earlier check (a first token taken by a run that never got to check it). The counter is
-	 * then raised above the newest token in every table with the token column, and this
-	 * acquisition takes the next token, so that it never writes with a token below what storage
-	 * holds. Checked counters are remembered, so this costs one Redis call per lock name and process.
+	 * Before the body runs, makes sure the counter is above every token already stored.
+	 * Token 1 means the counter key did not exist: the lock is new, or Redis lost the
+	 * counter (restart without persistence, FLUSHALL, eviction). A counter is also
+	 * checked when it carries no mark of an earlier check (a first token taken by a run
+	 * that never got to check it). The counter is then raised above the newest token in
+	 * every table with the token column, and this acquisition takes the next token, so
+	 * that it never writes with a token below what storage holds. Checked counters are
+	 * remembered, so this costs one Redis call per lock name and process.
 	 */
 	private HeldLock aboveEveryStoredToken(FencedLocks locks, HeldLock held) {
 		String lockName = held.token().lockName();
@@ -305,10 +316,11 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * The storage refused this run's token because it holds a newer one. If the counter in Redis is
-	 * behind that newer token, Redis lost it (for example in a failover to a lagging replica), or
-	 * the rows were written with a token of another lock: raise it above the newest token of every
-	 * guarded table, so that the next run is accepted everywhere. Raising never weakens the fence.
+	 * The storage refused this run's token because it holds a newer one. If the counter
+	 * in Redis is behind that newer token, Redis lost it (for example in a failover to a
+	 * lagging replica), or the rows were written with a token of another lock: raise it
+	 * above the newest token of every guarded table, so that the next run is accepted
+	 * everywhere. Raising never weakens the fence.
 	 */
 	private void repairTokenCounter(FencedLocks locks, HeldLock held, Acquisition acquisition) {
 		long refusedBy = acquisition.newestRefusingToken();
@@ -318,7 +330,8 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		String lockName = held.token().lockName();
 		try {
 			if (!locks.raiseTokenCounter(held, refusedBy)) {
-				return; // a newer owner exists: an ordinary stale writer, nothing was lost
+				return; // a newer owner exists: an ordinary stale writer, nothing was
+						// lost
 			}
 			long floor = Math.max(refusedBy, newest(AcceptedTokens::newestInGuardedTables));
 			if (floor > refusedBy) {

@@ -20,18 +20,16 @@ final class FencedTaskMethod {
 
 	private final LockNameTemplate lockName;
 
-	@Nullable
-	private final Duration leaseTime;
+	@Nullable private final Duration leaseTime;
 
 	private final Duration waitTime;
 
 	private final OnBusy onBusy;
 
-	@Nullable
-	private final Object skippedResult;
+	@Nullable private final Object skippedResult;
 
-	FencedTaskMethod(Method method, String name, String description, LockNameTemplate lockName, @Nullable Duration leaseTime,
-			Duration waitTime, OnBusy onBusy) {
+	FencedTaskMethod(Method method, String name, String description, LockNameTemplate lockName,
+			@Nullable Duration leaseTime, Duration waitTime, OnBusy onBusy) {
 		this.method = method;
 		this.name = name;
 		this.description = description;
@@ -57,8 +55,7 @@ final class FencedTaskMethod {
 	}
 
 	/** The fixed lease, or {@code null} when Redisson's watchdog renews it. */
-	@Nullable
-	Duration leaseTime() {
+	@Nullable Duration leaseTime() {
 		return this.leaseTime;
 	}
 
@@ -71,8 +68,7 @@ final class FencedTaskMethod {
 	}
 
 	/** What the method returns when its run is skipped. */
-	@Nullable
-	Object skippedResult() {
+	@Nullable Object skippedResult() {
 		return this.skippedResult;
 	}
 

@@ -22,9 +22,9 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.StringValueResolver;
 
 /**
- * Resolves {@link FencedTask} methods into {@link FencedTaskMethod}s once, with the precedence
- * {@code fencing.tasks.<name>.*}, then the annotation, then {@code fencing.*}, and fails with a
- * message naming the method when a setting is unusable.
+ * Resolves {@link FencedTask} methods into {@link FencedTaskMethod}s once, with the
+ * precedence {@code fencing.tasks.<name>.*}, then the annotation, then {@code fencing.*},
+ * and fails with a message naming the method when a setting is unusable.
  */
 public class FencedTaskMethods {
 
@@ -61,7 +61,10 @@ public class FencedTaskMethods {
 		return this.tasks.keySet();
 	}
 
-	/** The task name of {@code annotation}: its value with placeholders resolved, before SpEL. */
+	/**
+	 * The task name of {@code annotation}: its value with placeholders resolved, before
+	 * SpEL.
+	 */
 	String taskName(FencedTask annotation, String where) {
 		return resolvePlaceholders(annotation.value(), "@FencedTask on " + where);
 	}
@@ -110,14 +113,16 @@ public class FencedTaskMethods {
 		}
 	}
 
-	/** A future, or a type Spring adapts to Reactive Streams ({@code Optional} aside: its value is there). */
+	/**
+	 * A future, or a type Spring adapts to Reactive Streams ({@code Optional} aside: its
+	 * value is there).
+	 */
 	private static boolean isAsynchronous(Class<?> type) {
 		return type != Optional.class && (Future.class.isAssignableFrom(type)
 				|| ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) != null);
 	}
 
-	@Nullable
-	private Duration duration(String value, String attribute, String description) {
+	@Nullable private Duration duration(String value, String attribute, String description) {
 		if (value.isEmpty()) {
 			return null;
 		}
@@ -131,8 +136,9 @@ public class FencedTaskMethods {
 					+ "' is not a duration; use for example 5s, 500ms or PT5S");
 		}
 		if (duration.isNegative()) {
-			throw new IllegalStateException(description + ": " + attribute + " '" + resolved + "' must be "
-					+ (attribute.equals("leaseTime") ? "at least 1ms; leave it empty for the watchdog lease" : "zero or more"));
+			throw new IllegalStateException(
+					description + ": " + attribute + " '" + resolved + "' must be " + (attribute.equals("leaseTime")
+							? "at least 1ms; leave it empty for the watchdog lease" : "zero or more"));
 		}
 		if (attribute.equals("leaseTime") && duration.compareTo(Duration.ofMillis(1)) < 0) {
 			// Redisson takes milliseconds: a shorter lease would become 0, the watchdog.
@@ -153,8 +159,7 @@ public class FencedTaskMethods {
 	}
 
 	@SafeVarargs
-	@Nullable
-	private static <T> T first(@Nullable T... candidates) {
+	@Nullable private static <T> T first(@Nullable T... candidates) {
 		for (T candidate : candidates) {
 			if (candidate != null) {
 				return candidate;

@@ -36,8 +36,9 @@ abstract sealed class LockNameTemplate {
 			return new Spel(name, PARSER.parseExpression(name, TEMPLATE));
 		}
 		catch (ParseException ex) {
-			throw new IllegalStateException(description + ": the lock name '" + name + "' is not a valid SpEL template: "
-					+ ex.getMessage(), ex);
+			throw new IllegalStateException(
+					description + ": the lock name '" + name + "' is not a valid SpEL template: " + ex.getMessage(),
+					ex);
 		}
 	}
 
@@ -81,8 +82,10 @@ abstract sealed class LockNameTemplate {
 				if (value == null || value.isBlank()) {
 					throw new IllegalArgumentException(description + ": '" + part.getExpressionString()
 							+ "' in the lock name '" + this.source + "' resolved to "
-							+ ((value == null) ? "null (refer to arguments by name only when compiling with -parameters, "
-									+ "otherwise as #p0, #p1, ...)" : "a blank value")
+							+ ((value == null)
+									? "null (refer to arguments by name only when compiling with -parameters, "
+											+ "otherwise as #p0, #p1, ...)"
+									: "a blank value")
 							+ "; the method did not run");
 				}
 				name.append(value);

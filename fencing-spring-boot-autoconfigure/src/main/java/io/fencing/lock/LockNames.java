@@ -1,9 +1,9 @@
 package io.fencing.lock;
 
 /**
- * Checks lock names. Redisson derives the token key from the lock name and hashes both by the
- * part in braces, so an unbalanced brace would put the lock and its token in different Redis
- * Cluster slots.
+ * Checks lock names. Redisson derives the token key from the lock name and hashes both by
+ * the part in braces, so an unbalanced brace would put the lock and its token in
+ * different Redis Cluster slots.
  */
 final class LockNames {
 

@@ -6,8 +6,8 @@ import io.fencing.OnBusy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Lease, wait and busy behaviour of fenced tasks, from configuration. A {@code null} field is not
- * set at this level.
+ * Lease, wait and busy behaviour of fenced tasks, from configuration. A {@code null}
+ * field is not set at this level.
  *
  * @param leaseTime fixed lease, {@code null} for the watchdog (or not set)
  * @param waitTime how long to wait for a busy lock

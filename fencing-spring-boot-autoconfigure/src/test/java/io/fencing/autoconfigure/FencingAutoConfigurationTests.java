@@ -50,9 +50,9 @@ class FencingAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class,
-				FencingJdbcAutoConfiguration.class, FencingDisabledAutoConfiguration.class, DataSourceAutoConfiguration.class,
-				JdbcTemplateAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
-				TransactionAutoConfiguration.class))
+				FencingJdbcAutoConfiguration.class, FencingDisabledAutoConfiguration.class,
+				DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(),
 				"spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID());
 
@@ -127,15 +127,15 @@ class FencingAutoConfigurationTests {
 			assertThat(context).doesNotHaveBean(FencedLocks.class)
 				.doesNotHaveBean(FencedTaskAdvisor.class)
 				.doesNotHaveBean(RedissonClient.class);
-			// An application that injects the template still starts, and its writes run unfenced.
+			// An application that injects the template still starts, and its writes run
+			// unfenced.
 			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
 			assertThat(context.getBean(JdbcTemplate.class)).isSameAs(jdbc);
 			jdbc.execute("CREATE TABLE disabled_stock (sku VARCHAR(8) PRIMARY KEY, quantity INT, "
 					+ "last_token BIGINT NOT NULL DEFAULT 7)");
 			jdbc.update("INSERT INTO disabled_stock (sku, quantity) VALUES ('A-1', 1)");
 			assertThat(jdbc.guardedUpdate("UPDATE disabled_stock SET quantity = ? WHERE sku = ?", 2, "A-1")).isOne();
-			assertThat(jdbc.queryForMap("SELECT quantity, last_token FROM disabled_stock"))
-				.containsValues(2, 7L);
+			assertThat(jdbc.queryForMap("SELECT quantity, last_token FROM disabled_stock")).containsValues(2, 7L);
 			assertThatIllegalArgumentException()
 				.isThrownBy(() -> jdbc.guardedUpdate("DELETE FROM disabled_stock WHERE sku = ?", "A-1"));
 		});

@@ -31,8 +31,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * The guarded update contract, run against each real database by a subclass. Every test works on
- * tables of its own.
+ * The guarded update contract, run against each real database by a subclass. Every test
+ * works on tables of its own.
  */
 abstract class GuardedUpdateContractTests {
 
@@ -135,7 +135,8 @@ abstract class GuardedUpdateContractTests {
 		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(
 				() -> this.jdbc.guardedUpdate(older, "UPDATE " + table + " SET quantity = ? WHERE sku = ?", 2, "A-1"));
 		assertThat(this.jdbc.guardedUpdate(new FencingToken(LOCK, 6),
-				"UPDATE " + table + " x SET quantity = ? WHERE x.sku = ?", 3, "A-1")).isEqualTo(1);
+				"UPDATE " + table + " x SET quantity = ? WHERE x.sku = ?", 3, "A-1"))
+			.isEqualTo(1);
 		assertThat(this.jdbc.queryForObject("SELECT quantity FROM " + table, Integer.class)).isEqualTo(3);
 	}
 
@@ -155,9 +156,11 @@ abstract class GuardedUpdateContractTests {
 		String feed = this.stock + "_feed";
 		this.extraTables.add(feed);
 		this.jdbc.execute("CREATE TABLE " + feed + " (sku VARCHAR(32) PRIMARY KEY, warehouse VARCHAR(16))");
-		this.jdbc.update("INSERT INTO " + feed + " (sku, warehouse) VALUES ('A-1', 'W1'), ('B-2', 'W1'), ('C-3', 'W2')");
-		assertThat(update(2, "UPDATE %s SET quantity = ? WHERE sku IN (SELECT sku FROM " + feed + " WHERE warehouse = ?)",
-				1, "W1")).isEqualTo(2);
+		this.jdbc
+			.update("INSERT INTO " + feed + " (sku, warehouse) VALUES ('A-1', 'W1'), ('B-2', 'W1'), ('C-3', 'W2')");
+		assertThat(update(2,
+				"UPDATE %s SET quantity = ? WHERE sku IN (SELECT sku FROM " + feed + " WHERE warehouse = ?)", 1, "W1"))
+			.isEqualTo(2);
 		update(5, "UPDATE %s SET quantity = ? WHERE sku = ?", 22, "B-2");
 		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> update(3,
 				"UPDATE %s SET quantity = ? WHERE sku IN (SELECT sku FROM " + feed + " WHERE warehouse = ?)", 0, "W1"));
@@ -177,7 +180,8 @@ abstract class GuardedUpdateContractTests {
 	@Test
 	void bindsSeveralParametersInSetAndWhere() {
 		assertThat(update(2, "UPDATE %s SET quantity = ?, note = ? WHERE sku = ? AND warehouse = ?", 3, "recount",
-				"A-1", "W1")).isEqualTo(1);
+				"A-1", "W1"))
+			.isEqualTo(1);
 		assertThat(row("A-1")).containsEntry("quantity", 3).containsEntry("note", "recount");
 	}
 
@@ -208,7 +212,8 @@ abstract class GuardedUpdateContractTests {
 	void seesANewerTokenCommittedAfterTheCallersTransactionBegan() {
 		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		transaction.executeWithoutResult((status) -> {
-			assertThat(quantities()).hasSize(3); // the snapshot of a repeatable-read transaction starts here
+			assertThat(quantities()).hasSize(3); // the snapshot of a repeatable-read
+													// transaction starts here
 			CompletableFuture.runAsync(() -> update(5, "UPDATE %s SET quantity = ? WHERE sku = ?", 50, "A-1")).join();
 			assertThatExceptionOfType(StaleWriterException.class)
 				.isThrownBy(() -> update(4, "UPDATE %s SET quantity = ? WHERE sku = ?", 40, "A-1"))
@@ -229,8 +234,7 @@ abstract class GuardedUpdateContractTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> update(9, "UPDATE %s SET quantity = ?, last_token = ? WHERE sku = ?", 1, 99, "A-1"))
 			.withMessageContaining("token column");
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> update(9, "UPDATE %s SET quantity = ? WHERE sku = ?", 1))
+		assertThatIllegalArgumentException().isThrownBy(() -> update(9, "UPDATE %s SET quantity = ? WHERE sku = ?", 1))
 			.withMessageContaining("2 parameter(s) but 1 argument(s)");
 		assertThatExceptionOfType(NoFencingTokenException.class).isThrownBy(
 				() -> this.jdbc.guardedUpdate("UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?", 1, "A-1"));
@@ -258,18 +262,21 @@ abstract class GuardedUpdateContractTests {
 		try (Connection connection = this.dataSource.getConnection()) {
 			assertThat(keys.pinsOneRow(parser.parse("UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?"),
 					new Object[] { 1, "A-1" }, connection))
-				.as("by primary key").isTrue();
+				.as("by primary key")
+				.isTrue();
 			assertThat(keys.pinsOneRow(
 					parser.parse("UPDATE " + this.stock + " s SET quantity = ? WHERE s.sku = ? AND warehouse = ?"),
 					new Object[] { 1, "A-1", "W1" }, connection))
-				.as("by primary key and more").isTrue();
+				.as("by primary key and more")
+				.isTrue();
 			assertThat(keys.pinsOneRow(parser.parse("UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?"),
 					new Object[] { 1, 7 }, connection))
-				.as("by primary key compared with a number").isFalse();
-			assertThat(keys.pinsOneRow(
-					parser.parse("UPDATE " + this.stock + " SET quantity = ? WHERE warehouse = ?"),
+				.as("by primary key compared with a number")
+				.isFalse();
+			assertThat(keys.pinsOneRow(parser.parse("UPDATE " + this.stock + " SET quantity = ? WHERE warehouse = ?"),
 					new Object[] { 1, "W1" }, connection))
-				.as("by a column that is not unique").isFalse();
+				.as("by a column that is not unique")
+				.isFalse();
 		}
 	}
 
@@ -282,11 +289,13 @@ abstract class GuardedUpdateContractTests {
 		this.jdbc.update("INSERT INTO " + table + " (sku, quantity, last_token) VALUES ('7', 1, 0), ('07', 2, 9), "
 				+ "('007', 3, 0)");
 		List<Map<String, Object>> before = this.jdbc.queryForList("SELECT * FROM " + table + " ORDER BY sku");
-		// MariaDB and H2 compare '7', '07' and '007' equal to 7: a fenced row among them refuses all.
-		assertThatExceptionOfType(DataAccessException.class).isThrownBy(() -> this.jdbc
-			.guardedUpdate(new FencingToken(LOCK, 5), "UPDATE " + table + " SET quantity = ? WHERE sku = ?", 0, 7))
-			.satisfies((ex) -> assertThat(ex).isInstanceOf(comparesNumbersWithCharacterKeys()
-					? StaleWriterException.class : DataAccessException.class));
+		// MariaDB and H2 compare '7', '07' and '007' equal to 7: a fenced row among them
+		// refuses all.
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> this.jdbc.guardedUpdate(new FencingToken(LOCK, 5),
+					"UPDATE " + table + " SET quantity = ? WHERE sku = ?", 0, 7))
+			.satisfies((ex) -> assertThat(ex).isInstanceOf(
+					comparesNumbersWithCharacterKeys() ? StaleWriterException.class : DataAccessException.class));
 		assertThat(this.jdbc.queryForList("SELECT * FROM " + table + " ORDER BY sku")).isEqualTo(before);
 	}
 
@@ -301,8 +310,9 @@ abstract class GuardedUpdateContractTests {
 		this.jdbc.execute("CREATE TABLE " + quoted
 				+ " (sku VARCHAR(32) NOT NULL, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
 		this.jdbc.update("INSERT INTO " + quoted + " (sku, quantity, last_token) VALUES ('A-1', 1, 0), ('A-1', 2, 9)");
-		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> this.jdbc
-			.guardedUpdate(new FencingToken(LOCK, 5), "UPDATE " + quoted + " SET quantity = ? WHERE sku = ?", 0, "A-1"))
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> this.jdbc.guardedUpdate(new FencingToken(LOCK, 5),
+					"UPDATE " + quoted + " SET quantity = ? WHERE sku = ?", 0, "A-1"))
 			.withMessageContaining("token 5 is older than accepted token 9");
 		assertThat(this.jdbc.queryForList("SELECT quantity FROM " + quoted + " ORDER BY quantity", Integer.class))
 			.containsExactly(1, 2);
@@ -318,7 +328,8 @@ abstract class GuardedUpdateContractTests {
 				.isThrownBy(() -> update(4, "UPDATE %s SET quantity = ? WHERE sku = ?", 40, "A-1"));
 			assertThatExceptionOfType(StaleWriterException.class)
 				.isThrownBy(() -> update(4, "UPDATE %s SET quantity = ? WHERE sku IN (?, ?)", 40, "A-1", "Z-9"));
-			// The stale writer's transaction is still open: the owner writes at once or times out.
+			// The stale writer's transaction is still open: the owner writes at once or
+			// times out.
 			int written = CompletableFuture.supplyAsync(() -> readCommitted.execute((owner) -> {
 				this.jdbc.execute(shortLockTimeout());
 				return update(5, "UPDATE %s SET quantity = ? WHERE sku = ?", 51, "A-1");
@@ -330,13 +341,15 @@ abstract class GuardedUpdateContractTests {
 
 	@Test
 	void theCounterRepairReadsOnlyTablesThatTookAGuardedWrite() {
-		assertThatExceptionOfType(DataAccessException.class).isThrownBy(
-				() -> update(3, "UPDATE %s_missing SET quantity = ? WHERE sku = ?", 1, "A-1"));
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> update(3, "UPDATE %s_missing SET quantity = ? WHERE sku = ?", 1, "A-1"));
 		update(7, "UPDATE %s SET quantity = ? WHERE sku = ?", 1, "A-1");
 		assertThat(this.jdbc.newestTokenInGuardedTables()).hasValue(7);
 	}
 
-	/** Whether the database compares a character column with a number by converting it. */
+	/**
+	 * Whether the database compares a character column with a number by converting it.
+	 */
 	protected boolean comparesNumbersWithCharacterKeys() {
 		return true;
 	}
@@ -402,10 +415,11 @@ abstract class GuardedUpdateContractTests {
 	}
 
 	private Map<String, Object> row(String sku) {
-		Map<String, Object> row = this.jdbc.queryForMap(
-				"SELECT quantity, note, last_token FROM " + this.stock + " WHERE sku = ?", sku);
+		Map<String, Object> row = this.jdbc
+			.queryForMap("SELECT quantity, note, last_token FROM " + this.stock + " WHERE sku = ?", sku);
 		return Map.of("quantity", ((Number) row.values().toArray()[0]).intValue(), "note",
-				String.valueOf(row.values().toArray()[1]), "last_token", ((Number) row.values().toArray()[2]).longValue());
+				String.valueOf(row.values().toArray()[1]), "last_token",
+				((Number) row.values().toArray()[2]).longValue());
 	}
 
 	private List<Integer> quantities() {

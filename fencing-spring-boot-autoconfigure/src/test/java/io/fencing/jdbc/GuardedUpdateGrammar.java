@@ -18,21 +18,26 @@ import net.jqwik.api.arbitraries.ListArbitrary;
 /**
  * A grammar of single-table UPDATE statements with their arguments, over the tables of
  * {@link GuardedUpdateProperties}: assignments of placeholders, literals, expressions and
- * subqueries on a second table, and conditions with AND, OR, NOT, IN lists, subqueries on a
- * second table or on the updated one, LIKE ... ESCAPE, string functions and concatenation, and key
- * equalities, with comments between SET and WHERE. It generates only what the database should
- * accept as a plain UPDATE; the property discards the rare statement the database rejects. A
- * statement the starter refuses by design (README, "What guardedUpdate does") says so in
- * {@link Statement#refusal()}, so that the property expects the refusal.
+ * subqueries on a second table, and conditions with AND, OR, NOT, IN lists, subqueries on
+ * a second table or on the updated one, LIKE ... ESCAPE, string functions and
+ * concatenation, and key equalities, with comments between SET and WHERE. It generates
+ * only what the database should accept as a plain UPDATE; the property discards the rare
+ * statement the database rejects. A statement the starter refuses by design (README,
+ * "What guardedUpdate does") says so in {@link Statement#refusal()}, so that the property
+ * expects the refusal.
  */
 final class GuardedUpdateGrammar {
 
-	/** VARCHAR key values that MariaDB and H2 compare as numbers: four of them equal 7. */
+	/**
+	 * VARCHAR key values that MariaDB and H2 compare as numbers: four of them equal 7.
+	 */
 	private static final List<String> NUMERIC_SKUS = List.of("7", "07", "007", "0007", "8", "12");
 
 	private static final List<String> MIXED_SKUS = List.of("A-1", "B-2", "C-3", "7", "07", "x?");
 
-	/** Text that a string search for placeholders, quotes or operators would trip over. */
+	/**
+	 * Text that a string search for placeholders, quotes or operators would trip over.
+	 */
 	private static final List<String> TRICKY_STRINGS = List.of("x?", "it's", "a||b", "W1", "A-1", "");
 
 	private final Dialect dialect;
@@ -49,8 +54,8 @@ final class GuardedUpdateGrammar {
 
 	private final Tables tables;
 
-	private GuardedUpdateGrammar(Dialect dialect, TableKind kind, String table, TableReference reference, List<Row> rows,
-			boolean numericSkus, Tables tables) {
+	private GuardedUpdateGrammar(Dialect dialect, TableKind kind, String table, TableReference reference,
+			List<Row> rows, boolean numericSkus, Tables tables) {
 		this.dialect = dialect;
 		this.kind = kind;
 		this.table = table;
@@ -61,16 +66,19 @@ final class GuardedUpdateGrammar {
 	}
 
 	/**
-	 * Seeded rows of one of the tables and of the feed table, a writer's token, an UPDATE of that
-	 * table and whether it runs in a transaction of the caller.
+	 * Seeded rows of one of the tables and of the feed table, a writer's token, an UPDATE
+	 * of that table and whether it runs in a transaction of the caller.
 	 * @param tables the names of the tables
 	 */
 	static Arbitrary<Scenario> scenarios(Dialect dialect, Tables tables) {
 		Arbitrary<TableKind> kinds = Arbitraries.of(TableKind.class);
-		// Numeric keys only: MariaDB (strict mode) and H2 fail an UPDATE comparing 'A-1' with a number.
+		// Numeric keys only: MariaDB (strict mode) and H2 fail an UPDATE comparing 'A-1'
+		// with a number.
 		Arbitrary<Boolean> numericSkus = Arbitraries.of(false, true);
-		// Mostly in a transaction of its own; sometimes in the caller's, which must survive a refusal.
-		Arbitrary<CallerTransaction> callers = Arbitraries.frequencyOf(Tuple.of(2, Arbitraries.just(CallerTransaction.NONE)),
+		// Mostly in a transaction of its own; sometimes in the caller's, which must
+		// survive a refusal.
+		Arbitrary<CallerTransaction> callers = Arbitraries.frequencyOf(
+				Tuple.of(2, Arbitraries.just(CallerTransaction.NONE)),
 				Tuple.of(1, Arbitraries.just(CallerTransaction.READ_COMMITTED)),
 				Tuple.of(1, Arbitraries.just(CallerTransaction.DATABASE_DEFAULT)));
 		return Combinators.combine(kinds, numericSkus).flatAs((kind, numeric) -> {
@@ -78,11 +86,11 @@ final class GuardedUpdateGrammar {
 			return Combinators
 				.combine(rows(kind, numeric), feedRows(numeric), Arbitraries.longs().between(1, 9),
 						references(dialect, table), callers)
-				.flatAs((rows, feed, token, reference, caller) -> new GuardedUpdateGrammar(dialect, kind, table, reference,
-						rows, numeric, tables)
-					.statements()
-					.flatMap((statement) -> givenArguments(statement)
-						.map((given) -> new Scenario(dialect, kind, table, rows, feed, token, statement, given, caller))));
+				.flatAs((rows, feed, token, reference,
+						caller) -> new GuardedUpdateGrammar(dialect, kind, table, reference, rows, numeric, tables)
+							.statements()
+							.flatMap((statement) -> givenArguments(statement).map((given) -> new Scenario(dialect, kind,
+									table, rows, feed, token, statement, given, caller))));
 		});
 	}
 
@@ -125,20 +133,26 @@ final class GuardedUpdateGrammar {
 		extra[args.length] = 1;
 		Object[] fewer = Arrays.copyOf(args, Math.max(0, args.length - 1));
 		// Without edge cases, which would pick each of the three equally often.
-		return Arbitraries.frequencyOf(Tuple.of(92, Arbitraries.just(args)), Tuple.of(4, Arbitraries.just(extra)),
-				Tuple.of(4, Arbitraries.just((args.length > 0) ? fewer : extra)))
+		return Arbitraries
+			.frequencyOf(Tuple.of(92, Arbitraries.just(args)), Tuple.of(4, Arbitraries.just(extra)),
+					Tuple.of(4, Arbitraries.just((args.length > 0) ? fewer : extra)))
 			.withoutEdgeCases();
 	}
 
 	private Arbitrary<Statement> statements() {
 		Scope outer = new Scope((this.reference.alias() != null) ? this.reference.alias() : this.reference.name());
-		// Key lookups often, since a condition that pins a key takes the starter's single-statement path.
-		Arbitrary<Sql> conditions = Arbitraries.frequencyOf(Tuple.of(3, condition(3, outer)), Tuple.of(1, keyLookup(outer)));
+		// Key lookups often, since a condition that pins a key takes the starter's
+		// single-statement path.
+		Arbitrary<Sql> conditions = Arbitraries.frequencyOf(Tuple.of(3, condition(3, outer)),
+				Tuple.of(1, keyLookup(outer)));
 		return Combinators.combine(assignments(outer), conditions.injectNull(0.1), comments())
 			.as((set, where, comment) -> new Statement(this.reference, set, where, comment));
 	}
 
-	/** What may stand between SET and WHERE: mostly nothing, some comments the starter refuses. */
+	/**
+	 * What may stand between SET and WHERE: mostly nothing, some comments the starter
+	 * refuses.
+	 */
 	private Arbitrary<Sql> comments() {
 		Sql dashes = Sql.of(" --x\n");
 		Sql minusOne = Sql.of(" --1\n");
@@ -148,13 +162,16 @@ final class GuardedUpdateGrammar {
 			dashes = dashes.refusedBecause(why);
 			minusOne = minusOne.refusedBecause(why);
 		}
-		// MariaDB runs the content of /*! ... */ and /*M! ... */, which the parser drops: refused everywhere.
+		// MariaDB runs the content of /*! ... */ and /*M! ... */, which the parser drops:
+		// refused everywhere.
 		String executable = "a /*! ... */ comment";
 		return Arbitraries.frequencyOf(Tuple.of(48, Arbitraries.just(Sql.of(""))),
-				Tuple.of(6, Arbitraries.just(Sql.of(" /* why? */"))), Tuple.of(3, Arbitraries.just(Sql.of(" -- why?\n"))),
-				Tuple.of(2, Arbitraries.of(dashes, minusOne)),
-				Tuple.of(1, Arbitraries.of(" /*! , qty = 0 */", " /*!100000 , qty = 0 */", " /*M! , note = NULL */", " /*!*/")
-					.map((comment) -> Sql.of(comment).refusedBecause(executable))));
+				Tuple.of(6, Arbitraries.just(Sql.of(" /* why? */"))),
+				Tuple.of(3, Arbitraries.just(Sql.of(" -- why?\n"))), Tuple.of(2, Arbitraries.of(dashes, minusOne)),
+				Tuple.of(1,
+						Arbitraries
+							.of(" /*! , qty = 0 */", " /*!100000 , qty = 0 */", " /*M! , note = NULL */", " /*!*/")
+							.map((comment) -> Sql.of(comment).refusedBecause(executable))));
 	}
 
 	private Arbitrary<Sql> assignments(Scope scope) {
@@ -170,7 +187,8 @@ final class GuardedUpdateGrammar {
 	}
 
 	private Arbitrary<Sql> assignment(String column, Scope scope) {
-		// PostgreSQL takes no qualifier on an assigned column; quoting is fine everywhere.
+		// PostgreSQL takes no qualifier on an assigned column; quoting is fine
+		// everywhere.
 		Arbitrary<String> target = Arbitraries.of(column, column, column, this.dialect.quote(column));
 		Arbitrary<Sql> value = column.equals("qty") ? intExpression(1, scope, true) : stringExpression(1, scope, true);
 		return Combinators.combine(target, value).as((name, sql) -> Sql.format(name + " = %s", sql));
@@ -203,7 +221,8 @@ final class GuardedUpdateGrammar {
 			choices.add(Tuple.of(2, inner.map((a) -> Sql.format("(%s)", a))));
 			choices.add(Tuple.of(2, inner.map((a) -> Sql.format("NOT (%s)", a))));
 			if (this.dialect == Dialect.MARIADB) {
-				// MariaDB without PIPES_AS_CONCAT: || is OR (refused, the parser reads a concatenation), && is AND.
+				// MariaDB without PIPES_AS_CONCAT: || is OR (refused, the parser reads a
+				// concatenation), && is AND.
 				String pipes = "'||' on MariaDB";
 				choices.add(Tuple.of(1, Combinators.combine(inner, inner)
 					.as((a, b) -> Sql.format("%s || %s", a, b).refusedBecause(pipes))));
@@ -215,7 +234,9 @@ final class GuardedUpdateGrammar {
 		return Arbitraries.frequencyOf(choices);
 	}
 
-	/** Equalities on a key, possibly with another condition: {@code sku = ? AND qty > ?}. */
+	/**
+	 * Equalities on a key, possibly with another condition: {@code sku = ? AND qty > ?}.
+	 */
 	private Arbitrary<Sql> keyLookup(Scope scope) {
 		Arbitrary<Sql> key = (this.numericSkus && this.dialect.comparesStringsAsNumbers())
 				? Arbitraries.frequencyOf(Tuple.of(1, keyEquality(scope)), Tuple.of(2, numericKeyEquality(scope)))
@@ -236,7 +257,10 @@ final class GuardedUpdateGrammar {
 		return Arbitraries.frequencyOf(Tuple.of(4, sku), Tuple.of(1, skuLiteral), Tuple.of(2, id));
 	}
 
-	/** A number against the VARCHAR key: MariaDB and H2 compare numerically, so '7', '07' and '007' all match 7. */
+	/**
+	 * A number against the VARCHAR key: MariaDB and H2 compare numerically, so '7', '07'
+	 * and '007' all match 7.
+	 */
 	private Arbitrary<Sql> numericKeyEquality(Scope scope) {
 		Arbitrary<Integer> numbers = Arbitraries.of(7, 7, 7, 8, 12);
 		Arbitrary<Sql> literal = Combinators.combine(column("sku", scope), numbers)
@@ -244,8 +268,10 @@ final class GuardedUpdateGrammar {
 		Arbitrary<Sql> literals = Combinators.combine(column("sku", scope), numbers, numbers)
 			.as((column, a, b) -> Sql.of(column + " IN (" + a + ", " + b + ")"));
 		if (this.dialect == Dialect.H2) {
-			// H2 2.4 answers "sku = ?" bound to a number differently from one query plan to the next
-			// ('07' but not '7'), so the database would not agree with itself: literals only.
+			// H2 2.4 answers "sku = ?" bound to a number differently from one query plan
+			// to the next
+			// ('07' but not '7'), so the database would not agree with itself: literals
+			// only.
 			return Arbitraries.frequencyOf(Tuple.of(4, literal), Tuple.of(1, literals));
 		}
 		Arbitrary<Sql> parameter = Combinators.combine(column("sku", scope), numbers)
@@ -257,7 +283,8 @@ final class GuardedUpdateGrammar {
 	}
 
 	private Arbitrary<Sql> intComparison(int depth, Scope scope) {
-		return Combinators.combine(intColumnExpression(scope), comparisonOperators(), intExpression(depth, scope, false))
+		return Combinators
+			.combine(intColumnExpression(scope), comparisonOperators(), intExpression(depth, scope, false))
 			.as((left, operator, right) -> Sql.format("%s " + operator + " %s", left, right));
 	}
 
@@ -281,17 +308,20 @@ final class GuardedUpdateGrammar {
 	}
 
 	private Arbitrary<Sql> nullTest(Scope scope) {
-		return Combinators.combine(Arbitraries.of("wh", "note").flatMap((name) -> column(name, scope)),
-				Arbitraries.of(" IS NULL", " IS NOT NULL"))
+		return Combinators
+			.combine(Arbitraries.of("wh", "note").flatMap((name) -> column(name, scope)),
+					Arbitraries.of(" IS NULL", " IS NOT NULL"))
 			.as((column, test) -> Sql.of(column + test));
 	}
 
 	private Arbitrary<Sql> like(Scope scope) {
 		Arbitrary<String> columns = Arbitraries.of("sku", "wh", "note").flatMap((name) -> column(name, scope));
 		Arbitrary<Sql> plain = Combinators
-			.combine(columns, Arbitraries.of(" LIKE ", " NOT LIKE "), Arbitraries.of("A%", "%1", "_-_", "%", "%?%", "0%"))
+			.combine(columns, Arbitraries.of(" LIKE ", " NOT LIKE "),
+					Arbitraries.of("A%", "%1", "_-_", "%", "%?%", "0%"))
 			.as((column, operator, pattern) -> Sql.format(column + operator + "%s", Sql.param(pattern)));
-		// Escaped wildcards only: escaping an ordinary character is an error in some databases.
+		// Escaped wildcards only: escaping an ordinary character is an error in some
+		// databases.
 		Arbitrary<Sql> escaped = Combinators
 			.combine(columns, Arbitraries.of("%!_%", "!%%", "A%", "x!%", "%?"), Arbitraries.of(true, false))
 			.as((column, pattern, parameter) -> parameter
@@ -329,19 +359,25 @@ final class GuardedUpdateGrammar {
 	}
 
 	private Arbitrary<Sql> exists(Scope scope) {
-		Arbitrary<String> correlations = Arbitraries.of("wh", "sku").map((name) -> "y." + name + " = " + scope.qualifier() + "." + name);
+		Arbitrary<String> correlations = Arbitraries.of("wh", "sku")
+			.map((name) -> "y." + name + " = " + scope.qualifier() + "." + name);
 		return Combinators
-			.combine(subqueryTables(), Arbitraries.of("EXISTS", "NOT EXISTS"), correlations, Arbitraries.of("1", "*", "y.id"))
+			.combine(subqueryTables(), Arbitraries.of("EXISTS", "NOT EXISTS"), correlations,
+					Arbitraries.of("1", "*", "y.id"))
 			.flatAs((source, operator, correlation, selected) -> innerCondition(scope, source)
-				.map((where) -> source.read(Sql.format(operator + " (SELECT " + selected + " FROM " + source.from() + " WHERE "
-						+ correlation + " AND %s)", where))));
+				.map((where) -> source.read(Sql.format(operator + " (SELECT " + selected + " FROM " + source.from()
+						+ " WHERE " + correlation + " AND %s)", where))));
 	}
 
-	/** Several columns against a subquery's rows: {@code (sku, wh) IN (SELECT ...)}, or every column with *. */
+	/**
+	 * Several columns against a subquery's rows: {@code (sku, wh) IN (SELECT ...)}, or
+	 * every column with *.
+	 */
 	private Arbitrary<Sql> rowSubquery(Scope scope) {
 		return Combinators.combine(subqueryTables(), Arbitraries.of(" IN ", " NOT IN "), Arbitraries.of(true, false))
 			.flatAs((source, operator, star) -> {
-				// SELECT * yields the table's own columns, in the order they were created.
+				// SELECT * yields the table's own columns, in the order they were
+				// created.
 				List<String> names = !star ? List.of("sku", "wh")
 						: source.updated() ? this.kind.columns() : FeedRow.COLUMNS;
 				String selected = star ? "*" : "y.sku, y.wh";
@@ -349,15 +385,18 @@ final class GuardedUpdateGrammar {
 					.combine(names.stream().map((name) -> column(name, scope)).toList())
 					.as((list) -> list);
 				return Combinators.combine(outerColumns, innerCondition(scope, source).injectNull(0.3))
-					.as((columns, where) -> source.read(Sql.format("(" + String.join(", ", columns) + ")" + operator + "(SELECT "
-							+ selected + " FROM " + source.from() + ((where != null) ? " WHERE %s)" : ")"),
-							(where != null) ? new Sql[] { where } : new Sql[0])));
+					.as((columns,
+							where) -> source.read(Sql.format(
+									"(" + String.join(", ", columns) + ")" + operator + "(SELECT " + selected + " FROM "
+											+ source.from() + ((where != null) ? " WHERE %s)" : ")"),
+									(where != null) ? new Sql[] { where } : new Sql[0])));
 			});
 	}
 
 	/**
-	 * The table a subquery reads, as {@code y}: mostly the feed table, which the starter takes;
-	 * sometimes the updated table, in any of the ways a statement may name it, which it refuses.
+	 * The table a subquery reads, as {@code y}: mostly the feed table, which the starter
+	 * takes; sometimes the updated table, in any of the ways a statement may name it,
+	 * which it refuses.
 	 */
 	private Arbitrary<Subquery> subqueryTables() {
 		String feed = this.tables.feed();
@@ -380,7 +419,8 @@ final class GuardedUpdateGrammar {
 			fromItems.add(Arbitraries.of(names).map((name) -> "ONLY " + name + " y"));
 		}
 		Arbitrary<Subquery> updated = Arbitraries.oneOf(fromItems).map((from) -> new Subquery(from, true));
-		return Arbitraries.frequencyOf(Tuple.of(5, Arbitraries.just(new Subquery(feed + " y", false))), Tuple.of(1, updated));
+		return Arbitraries.frequencyOf(Tuple.of(5, Arbitraries.just(new Subquery(feed + " y", false))),
+				Tuple.of(1, updated));
 	}
 
 	/** The condition of a subquery, on its table aliased {@code y}. */
@@ -398,8 +438,8 @@ final class GuardedUpdateGrammar {
 			comparisons.add(Arbitraries.just(Sql.of("y.last_token <= 5")));
 		}
 		Arbitrary<Sql> comparison = Arbitraries.oneOf(comparisons);
-		return Arbitraries.frequencyOf(Tuple.of(3, comparison), Tuple.of(1,
-				Combinators.combine(comparison, comparison).as((a, b) -> Sql.format("%s AND %s", a, b))));
+		return Arbitraries.frequencyOf(Tuple.of(3, comparison),
+				Tuple.of(1, Combinators.combine(comparison, comparison).as((a, b) -> Sql.format("%s AND %s", a, b))));
 	}
 
 	// Integer expressions
@@ -416,15 +456,15 @@ final class GuardedUpdateGrammar {
 			.as((value, column) -> Sql.format("POSITION(%s IN " + column + ")", Sql.param(value)))));
 		choices.add(Tuple.of(1, column("sku", scope).map((column) -> Sql.of("CHAR_LENGTH(" + column + ")"))));
 		if (depth > 0) {
-			choices.add(Tuple.of(1,
-					Combinators.combine(condition(0, scope), intAtom(scope), intAtom(scope))
-						.as((when, a, b) -> Sql.format("CASE WHEN %s THEN %s ELSE %s END", when, a, b))));
+			choices.add(Tuple.of(1, Combinators.combine(condition(0, scope), intAtom(scope), intAtom(scope))
+				.as((when, a, b) -> Sql.format("CASE WHEN %s THEN %s ELSE %s END", when, a, b))));
 		}
 		if (depth > 0 && !assigned) {
 			choices.add(Tuple.of(2, scalarSubquery(scope)));
 		}
 		if (assigned) {
-			// Only the feed table: MariaDB rejects an UPDATE whose SET reads the updated table.
+			// Only the feed table: MariaDB rejects an UPDATE whose SET reads the updated
+			// table.
 			choices.add(Tuple.of(1, assignedFeedSubquery(scope)));
 		}
 		return Arbitraries.frequencyOf(choices);
@@ -434,12 +474,16 @@ final class GuardedUpdateGrammar {
 		return subqueryTables().flatMap((source) -> {
 			String from = " FROM " + source.from();
 			List<Arbitrary<Sql>> choices = new ArrayList<>();
-			choices.add(innerCondition(scope, source).map((where) -> Sql.format("(SELECT MAX(y.qty)" + from + " WHERE %s)", where)));
-			choices.add(innerCondition(scope, source).map((where) -> Sql.format("(SELECT COUNT(*)" + from + " WHERE %s)", where)));
+			choices.add(innerCondition(scope, source)
+				.map((where) -> Sql.format("(SELECT MAX(y.qty)" + from + " WHERE %s)", where)));
+			choices.add(innerCondition(scope, source)
+				.map((where) -> Sql.format("(SELECT COUNT(*)" + from + " WHERE %s)", where)));
 			choices.add(Arbitraries.integers()
 				.between(0, 3)
-				.map((offset) -> Sql.format("(SELECT y.qty" + from + " ORDER BY y.id LIMIT 1 OFFSET %s)", Sql.param(offset))));
-			choices.add(Arbitraries.just(Sql.format("(SELECT y.qty" + from + " ORDER BY y.id DESC LIMIT %s)", Sql.param(1))));
+				.map((offset) -> Sql.format("(SELECT y.qty" + from + " ORDER BY y.id LIMIT 1 OFFSET %s)",
+						Sql.param(offset))));
+			choices.add(Arbitraries
+				.just(Sql.format("(SELECT y.qty" + from + " ORDER BY y.id DESC LIMIT %s)", Sql.param(1))));
 			if (this.dialect != Dialect.MARIADB) {
 				choices.add(intValues()
 					.map((n) -> Sql.format("(SELECT COUNT(*) FILTER (WHERE y.qty > %s)" + from + ")", Sql.param(n))));
@@ -453,8 +497,9 @@ final class GuardedUpdateGrammar {
 		Subquery feed = new Subquery(this.tables.feed() + " y", false);
 		Arbitrary<String> aggregates = Arbitraries.of("MAX(y.qty)", "MIN(y.qty)", "COUNT(*)", "SUM(y.qty)");
 		return Combinators.combine(aggregates, innerCondition(scope, feed), intValues())
-			.as((aggregate, where, fallback) -> Sql.format("COALESCE((SELECT " + aggregate + " FROM " + feed.from()
-					+ " WHERE %s), %s)", where, Sql.param(fallback)));
+			.as((aggregate, where, fallback) -> Sql.format(
+					"COALESCE((SELECT " + aggregate + " FROM " + feed.from() + " WHERE %s), %s)", where,
+					Sql.param(fallback)));
 	}
 
 	private Arbitrary<Sql> intColumnExpression(Scope scope) {
@@ -471,8 +516,9 @@ final class GuardedUpdateGrammar {
 
 	private Arbitrary<String> intColumn(Scope scope) {
 		// Reading the token column is allowed; only assigning it is refused.
-		return Arbitraries.frequencyOf(Tuple.of(4, Arbitraries.just("qty")), Tuple.of(2, Arbitraries.just("id")),
-				Tuple.of(1, Arbitraries.just("last_token")))
+		return Arbitraries
+			.frequencyOf(Tuple.of(4, Arbitraries.just("qty")), Tuple.of(2, Arbitraries.just("id")),
+					Tuple.of(1, Arbitraries.just("last_token")))
 			.flatMap((name) -> column(name, scope));
 	}
 
@@ -489,15 +535,18 @@ final class GuardedUpdateGrammar {
 				.as((a, b) -> Sql.format("%s || %s", a, b))));
 		}
 		choices.add(Tuple.of(1, intColumn(scope).map((column) -> Sql.of("CAST(" + column + " AS VARCHAR(16))"))));
-		choices.add(Tuple.of(1, stringValues().map((value) -> Sql.format("CAST(%s AS VARCHAR(16))", Sql.param(value)))));
+		choices
+			.add(Tuple.of(1, stringValues().map((value) -> Sql.format("CAST(%s AS VARCHAR(16))", Sql.param(value)))));
 		if (depth > 0) {
 			choices.add(Tuple.of(1, Combinators.combine(condition(0, scope), stringAtom(scope), stringAtom(scope))
 				.as((when, a, b) -> Sql.format("CASE WHEN %s THEN %s ELSE %s END", when, a, b))));
 		}
 		if (assigned) {
 			Subquery feed = new Subquery(this.tables.feed() + " y", false);
-			choices.add(Tuple.of(1, Combinators.combine(Arbitraries.of("MIN(y.sku)", "MAX(y.wh)"), innerCondition(scope, feed))
-				.as((aggregate, where) -> Sql.format("(SELECT " + aggregate + " FROM " + feed.from() + " WHERE %s)", where))));
+			choices.add(Tuple.of(1,
+					Combinators.combine(Arbitraries.of("MIN(y.sku)", "MAX(y.wh)"), innerCondition(scope, feed))
+						.as((aggregate, where) -> Sql
+							.format("(SELECT " + aggregate + " FROM " + feed.from() + " WHERE %s)", where))));
 		}
 		return Arbitraries.frequencyOf(choices);
 	}
@@ -506,7 +555,8 @@ final class GuardedUpdateGrammar {
 	private Arbitrary<Sql> stringColumnExpression(Scope scope) {
 		Arbitrary<String> columns = Arbitraries.of("sku", "sku", "wh", "note").flatMap((name) -> column(name, scope));
 		Arbitrary<Sql> concatenated = (this.dialect != Dialect.MARIADB)
-				? Combinators.combine(columns, stringValues()).as((column, value) -> Sql.format(column + " || %s", Sql.param(value)))
+				? Combinators.combine(columns, stringValues())
+					.as((column, value) -> Sql.format(column + " || %s", Sql.param(value)))
 				: Combinators.combine(columns, stringValues())
 					.as((column, value) -> Sql.format("CONCAT(" + column + ", %s)", Sql.param(value)));
 		return Arbitraries.frequencyOf(Tuple.of(4, columns.map(Sql::of)), Tuple.of(2, stringFunction(scope)),
@@ -518,14 +568,15 @@ final class GuardedUpdateGrammar {
 		Arbitrary<Integer> positions = Arbitraries.integers().between(1, 3);
 		return Arbitraries.oneOf(
 				Combinators.combine(columns, positions, positions)
-					.as((column, from, length) -> Sql.format("SUBSTRING(" + column + " FROM %s FOR %s)", Sql.param(from),
-							Sql.param(length))),
+					.as((column, from, length) -> Sql.format("SUBSTRING(" + column + " FROM %s FOR %s)",
+							Sql.param(from), Sql.param(length))),
 				Combinators.combine(columns, Arbitraries.of("UPPER", "LOWER", "TRIM"))
 					.as((column, function) -> Sql.of(function + "(" + column + ")")),
 				Combinators.combine(columns, Arbitraries.of("0", "x", "W"))
 					.as((column, character) -> Sql.format("TRIM(BOTH %s FROM " + column + ")", Sql.param(character))),
 				Combinators.combine(columns, Arbitraries.of("-", "0", "?"), Arbitraries.of("+", ""))
-					.as((column, from, to) -> Sql.format("REPLACE(" + column + ", %s, %s)", Sql.param(from), Sql.param(to))),
+					.as((column, from, to) -> Sql.format("REPLACE(" + column + ", %s, %s)", Sql.param(from),
+							Sql.param(to))),
 				stringValues().map((value) -> Sql.format("COALESCE(note, %s)", Sql.param(value))));
 	}
 
@@ -589,14 +640,20 @@ final class GuardedUpdateGrammar {
 			};
 		}
 
-		/** Whether {@code sku = 7} converts the VARCHAR column to a number, so '7', '07' and '007' match. */
+		/**
+		 * Whether {@code sku = 7} converts the VARCHAR column to a number, so '7', '07'
+		 * and '007' match.
+		 */
 		boolean comparesStringsAsNumbers() {
 			return this != POSTGRES;
 		}
 
 	}
 
-	/** The tables every statement may update; {@code id} identifies a row for the test in all of them. */
+	/**
+	 * The tables every statement may update; {@code id} identifies a row for the test in
+	 * all of them.
+	 */
 	enum TableKind {
 
 		VARCHAR_KEY("vk", "sku VARCHAR(100) NOT NULL PRIMARY KEY, id INT NOT NULL"),
@@ -638,13 +695,17 @@ final class GuardedUpdateGrammar {
 	}
 
 	/**
-	 * The names of the tables: one per kind, the feed table, and the quoted schema and catalog that
-	 * qualify them, {@code null} where the database has none (MariaDB's database is the schema).
+	 * The names of the tables: one per kind, the feed table, and the quoted schema and
+	 * catalog that qualify them, {@code null} where the database has none (MariaDB's
+	 * database is the schema).
 	 */
 	record Tables(Function<TableKind, String> names, String feed, String schema, String catalog) {
 	}
 
-	/** Whether the guarded update runs in a transaction of the caller, and at which isolation. */
+	/**
+	 * Whether the guarded update runs in a transaction of the caller, and at which
+	 * isolation.
+	 */
 	enum CallerTransaction {
 
 		NONE, READ_COMMITTED, DATABASE_DEFAULT
@@ -657,14 +718,16 @@ final class GuardedUpdateGrammar {
 		static final List<String> COLUMNS = List.of("id", "sku", "wh", "qty");
 
 		static String createTable(String name) {
-			return "CREATE TABLE " + name + " (id INT NOT NULL PRIMARY KEY, sku VARCHAR(100) NOT NULL, wh VARCHAR(100), "
+			return "CREATE TABLE " + name
+					+ " (id INT NOT NULL PRIMARY KEY, sku VARCHAR(100) NOT NULL, wh VARCHAR(100), "
 					+ "qty INT NOT NULL)";
 		}
 
 	}
 
 	/**
-	 * The FROM of a subquery whose rows are {@code y}, and whether it reads the updated table.
+	 * The FROM of a subquery whose rows are {@code y}, and whether it reads the updated
+	 * table.
 	 */
 	private record Subquery(String from, boolean updated) {
 
@@ -697,13 +760,16 @@ final class GuardedUpdateGrammar {
 
 	}
 
-	/** Columns are qualified with {@code qualifier}: the alias, the table as written, or a subquery's alias. */
+	/**
+	 * Columns are qualified with {@code qualifier}: the alias, the table as written, or a
+	 * subquery's alias.
+	 */
 	private record Scope(String qualifier) {
 	}
 
 	/**
-	 * SQL text with the arguments of its placeholders, in order, and why the starter refuses it by
-	 * design, {@code null} when it must take it.
+	 * SQL text with the arguments of its placeholders, in order, and why the starter
+	 * refuses it by design, {@code null} when it must take it.
 	 */
 	record Sql(String text, List<Object> args, String refusal) {
 
@@ -715,7 +781,10 @@ final class GuardedUpdateGrammar {
 			return new Sql("?", List.of(value), null);
 		}
 
-		/** {@code format} with one {@code %s} per part, in the order of the parts; refused if a part is. */
+		/**
+		 * {@code format} with one {@code %s} per part, in the order of the parts; refused
+		 * if a part is.
+		 */
 		static Sql format(String format, Sql... parts) {
 			List<Object> args = new ArrayList<>();
 			Object[] texts = new Object[parts.length];
@@ -733,12 +802,16 @@ final class GuardedUpdateGrammar {
 		}
 
 		static Sql join(String delimiter, List<Sql> parts) {
-			return format(String.join(delimiter, parts.stream().map((part) -> "%s").toList()), parts.toArray(Sql[]::new));
+			return format(String.join(delimiter, parts.stream().map((part) -> "%s").toList()),
+					parts.toArray(Sql[]::new));
 		}
 
 	}
 
-	/** One UPDATE: its SET list, a comment (or nothing) and its condition, {@code null} for none. */
+	/**
+	 * One UPDATE: its SET list, a comment (or nothing) and its condition, {@code null}
+	 * for none.
+	 */
 	record Statement(TableReference table, Sql set, Sql where, Sql comment) {
 
 		String sql() {
@@ -746,9 +819,13 @@ final class GuardedUpdateGrammar {
 					+ ((this.where != null) ? " WHERE " + this.where.text() : "");
 		}
 
-		/** Why the starter refuses the statement by design, {@code null} when it must take it. */
+		/**
+		 * Why the starter refuses the statement by design, {@code null} when it must take
+		 * it.
+		 */
 		String refusal() {
-			return Sql.format("%s%s%s", this.set, this.comment, (this.where != null) ? this.where : Sql.of("")).refusal();
+			return Sql.format("%s%s%s", this.set, this.comment, (this.where != null) ? this.where : Sql.of(""))
+				.refusal();
 		}
 
 		Object[] args() {
@@ -772,8 +849,8 @@ final class GuardedUpdateGrammar {
 	}
 
 	/**
-	 * Seeded rows, a writer's token, a statement, the arguments it is called with and whether it
-	 * runs in a transaction of the caller.
+	 * Seeded rows, a writer's token, a statement, the arguments it is called with and
+	 * whether it runs in a transaction of the caller.
 	 */
 	record Scenario(Dialect dialect, TableKind kind, String table, List<Row> rows, List<FeedRow> feed, long token,
 			Statement statement, Object[] givenArgs, CallerTransaction caller) {

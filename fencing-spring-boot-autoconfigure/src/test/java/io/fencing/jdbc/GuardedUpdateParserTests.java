@@ -38,14 +38,16 @@ class GuardedUpdateParserTests {
 		GuardedUpdate update = this.parser.parse("update inv.stock s set quantity = ? where s.sku = ?");
 		assertThat(update.fencedSql())
 			.isEqualTo("UPDATE inv.stock s SET quantity = ?, last_token = ? WHERE (s.sku = ?) AND s.last_token <= ?");
-		assertThat(update.table()).isEqualTo(new TableReference(new Identifier("inv", false), new Identifier("stock", false)));
+		assertThat(update.table())
+			.isEqualTo(new TableReference(new Identifier("inv", false), new Identifier("stock", false)));
 		assertThat(update.newestTokenOfTableSql()).isEqualTo("SELECT MAX(last_token) FROM inv.stock");
 	}
 
 	@Test
 	void addsAWhereWhenThereIsNone() {
 		GuardedUpdate update = this.parser.parse("UPDATE stock SET quantity = quantity + ?");
-		assertThat(update.fencedSql()).isEqualTo("UPDATE stock SET quantity = quantity + ?, last_token = ? WHERE last_token <= ?");
+		assertThat(update.fencedSql())
+			.isEqualTo("UPDATE stock SET quantity = quantity + ?, last_token = ? WHERE last_token <= ?");
 		assertThat(update.fencedArguments(new Object[] { 1 }, 7)).containsExactly(1, 7L, 7L);
 		assertThat(update.newestTokenArguments(new Object[] { 1 }, 7)).containsExactly(7L);
 	}
@@ -78,7 +80,8 @@ class GuardedUpdateParserTests {
 		assertThat(this.parser.parse("UPDATE stock SET quantity = ? WHERE sku = ? OR sku = ?").equalities()).isEmpty();
 		assertThat(this.parser.parse("UPDATE stock SET quantity = ? WHERE sku > ?").equalities()).isEmpty();
 		assertThat(this.parser.parse("UPDATE stock SET quantity = ? WHERE sku = ? || 'x'").equalities()).isEmpty();
-		// Parsed as "id = ? AND (qty IN (...) OR qty > 0)", read by databases as "(... AND ...) OR qty > 0".
+		// Parsed as "id = ? AND (qty IN (...) OR qty > 0)", read by databases as "(...
+		// AND ...) OR qty > 0".
 		assertThat(this.parser.parse("UPDATE t SET q = 1 WHERE id = ? AND qty IN (SELECT 1) OR qty > 0").equalities())
 			.isEmpty();
 	}
@@ -104,7 +107,8 @@ class GuardedUpdateParserTests {
 
 	@Test
 	void acceptsSubqueriesOnOtherTables() {
-		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE sku IN (SELECT sku FROM feed WHERE qty > 0)").fencedSql())
+		assertThat(
+				this.parser.parse("UPDATE t SET qty = ? WHERE sku IN (SELECT sku FROM feed WHERE qty > 0)").fencedSql())
 			.isEqualTo("UPDATE t SET qty = ?, last_token = ? WHERE (sku IN (SELECT sku FROM feed WHERE qty > 0)) "
 					+ "AND last_token <= ?");
 		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE t.sku IN (SELECT sku FROM feed)")).isNotNull();
@@ -112,11 +116,11 @@ class GuardedUpdateParserTests {
 
 	@Test
 	void checksOnlyNewerRowsWhenTheConditionReadsAWrittenColumn() {
-		assertThat(this.parser.parse("UPDATE t SET sku = ? WHERE sku IN (7, 8)").newestTokenSql(false)).isEqualTo(
-				"SELECT last_token FROM t WHERE CASE WHEN last_token > ? THEN (sku IN (7, 8)) ELSE false END "
-						+ "ORDER BY last_token DESC LIMIT 1");
-		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE sku IN (7, 8)").newestTokenSql(false))
-			.isEqualTo("SELECT last_token FROM t WHERE last_token > ? AND (sku IN (7, 8)) ORDER BY last_token DESC LIMIT 1");
+		assertThat(this.parser.parse("UPDATE t SET sku = ? WHERE sku IN (7, 8)").newestTokenSql(false))
+			.isEqualTo("SELECT last_token FROM t WHERE CASE WHEN last_token > ? THEN (sku IN (7, 8)) ELSE false END "
+					+ "ORDER BY last_token DESC LIMIT 1");
+		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE sku IN (7, 8)").newestTokenSql(false)).isEqualTo(
+				"SELECT last_token FROM t WHERE last_token > ? AND (sku IN (7, 8)) ORDER BY last_token DESC LIMIT 1");
 	}
 
 	@Test
@@ -176,7 +180,8 @@ class GuardedUpdateParserTests {
 	@Test
 	void refusesWhatIsNotOneUpdate() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.parser.parse("DELETE FROM stock WHERE sku = ?"))
-			.withMessageContaining("DELETE").withMessageContaining("takes an UPDATE");
+			.withMessageContaining("DELETE")
+			.withMessageContaining("takes an UPDATE");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.parser.parse("SELECT * FROM stock"))
 			.withMessageContaining("SELECT");
 		assertThatIllegalArgumentException()

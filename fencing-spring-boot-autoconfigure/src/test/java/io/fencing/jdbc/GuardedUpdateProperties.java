@@ -44,16 +44,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Generated UPDATE statements through {@link FencedJdbcTemplate#guardedUpdate}, run against a real
- * database by a subclass. The database itself gives the expected outcome: in a transaction that
- * is rolled back, the statement's condition selects the targeted rows and the plain statement
- * shows what writing them means. The guarded update must then write every targeted row (and set
- * its token) or, when one holds a newer token, throw {@link StaleWriterException} and change
- * nothing. It must take the arguments plain {@link JdbcTemplate#update} takes for the statement,
- * refuse a wrong count plain {@code update} refuses, refuse what the README says it refuses (a
- * subquery on the updated table, {@code /*! ... *}{@code /} comments; on MariaDB {@code ||} and
- * {@code --x}), and may refuse another statement shape only rarely. In a transaction of the
- * caller, a refusal leaves the caller's own earlier write to commit.
+ * Generated UPDATE statements through {@link FencedJdbcTemplate#guardedUpdate}, run
+ * against a real database by a subclass. The database itself gives the expected outcome:
+ * in a transaction that is rolled back, the statement's condition selects the targeted
+ * rows and the plain statement shows what writing them means. The guarded update must
+ * then write every targeted row (and set its token) or, when one holds a newer token,
+ * throw {@link StaleWriterException} and change nothing. It must take the arguments plain
+ * {@link JdbcTemplate#update} takes for the statement, refuse a wrong count plain
+ * {@code update} refuses, refuse what the README says it refuses (a subquery on the
+ * updated table, {@code /*! ... *}{@code /} comments; on MariaDB {@code ||} and
+ * {@code --x}), and may refuse another statement shape only rarely. In a transaction of
+ * the caller, a refusal leaves the caller's own earlier write to commit.
  * <p>
  * {@value #DEFAULT_TRIES} tries per database; for a longer run, for example
  * {@code ./mvnw -pl fencing-spring-boot-autoconfigure test -Dtest='*GuardedUpdateProperties*' -Dfencing.generative.tries=5000}.
@@ -123,7 +124,8 @@ abstract class GuardedUpdateProperties {
 				catalog = null;
 			}
 			Tables tables = new Tables((kind) -> kind.tableName(this.suffix), feedTable(),
-					(schema != null) ? dialect().quote(schema) : null, (catalog != null) ? dialect().quote(catalog) : null);
+					(schema != null) ? dialect().quote(schema) : null,
+					(catalog != null) ? dialect().quote(catalog) : null);
 			return GuardedUpdateGrammar.scenarios(dialect(), tables);
 		});
 	}
@@ -133,18 +135,23 @@ abstract class GuardedUpdateProperties {
 		return "gen_feed_" + this.suffix;
 	}
 
-	/** The table the caller's own write goes to, in its transaction before the guarded update. */
+	/**
+	 * The table the caller's own write goes to, in its transaction before the guarded
+	 * update.
+	 */
 	private String callerTable() {
 		return "gen_caller_" + this.suffix;
 	}
 
 	@Property(tries = DEFAULT_TRIES)
-	@AddLifecycleHook(ConfigurableTries.class) // on the method: the annotation is not inherited from a class
+	@AddLifecycleHook(ConfigurableTries.class) // on the method: the annotation is not
+												// inherited from a class
 	void writesEveryTargetedRowOrNone(@ForAll("scenarios") Scenario scenario) {
 		seed(scenario);
 		Map<Integer, Row> before = rows(scenario);
 		String refusal = scenario.statement().refusal();
-		// A statement refused by design is not asked of the database: on MariaDB it may not mean what it says.
+		// A statement refused by design is not asked of the database: on MariaDB it may
+		// not mean what it says.
 		Expectation expected = (refusal == null) ? expectation(scenario) : null;
 		Outcome outcome = (scenario.caller() == CallerTransaction.NONE) ? guardedUpdate(scenario)
 				: guardedUpdateInCallersTransaction(scenario);
@@ -152,19 +159,23 @@ abstract class GuardedUpdateProperties {
 
 		Statistics.label("outcome")
 			.collect(scenario.givenArgsMatch() ? outcome.label() : "wrong argument count, " + outcome.label());
-		Statistics.label("outcome").coverage((checker) -> checker.check("refused").percentage((p) -> p <= MAX_REFUSED_PERCENT));
+		Statistics.label("outcome")
+			.coverage((checker) -> checker.check("refused").percentage((p) -> p <= MAX_REFUSED_PERCENT));
 		Statistics.label("refused by design").collect((refusal != null) ? refusal : "no");
 		Statistics.label("caller's transaction").collect(scenario.caller(), outcome.label());
 		Statistics.label("reads the feed table").collect(scenario.statement().sql().contains(feedTable()));
 
 		for (Row row : before.values()) {
 			if (row.lastToken() > scenario.token()) {
-				assertThat(after.get(row.id())).as("row %d holds newer token %d than the writer's; it changed (%s)",
-						row.id(), row.lastToken(), outcome).isEqualTo(row);
+				assertThat(after.get(row.id()))
+					.as("row %d holds newer token %d than the writer's; it changed (%s)", row.id(), row.lastToken(),
+							outcome)
+					.isEqualTo(row);
 			}
 		}
 		if (refusal != null) {
-			// The parser's refusals come before the argument count, the ones that need the database after it.
+			// The parser's refusals come before the argument count, the ones that need
+			// the database after it.
 			assertThat(outcome.label()).as("refused by design (%s), guardedUpdate gave %s", refusal, outcome)
 				.isIn(scenario.givenArgsMatch() ? List.of("refused") : List.of("refused", "arguments refused"));
 			assertThat(after).as("rows after the statement was refused").isEqualTo(before);
@@ -175,14 +186,16 @@ abstract class GuardedUpdateProperties {
 			return;
 		}
 		switch (outcome.label()) {
-			case "arguments refused" -> fail("guardedUpdate miscounts the placeholders, plain JdbcTemplate.update takes these "
-					+ scenario.givenArgs().length + " argument(s): " + outcome.exception().getMessage());
+			case "arguments refused" ->
+				fail("guardedUpdate miscounts the placeholders, plain JdbcTemplate.update takes these "
+						+ scenario.givenArgs().length + " argument(s): " + outcome.exception().getMessage());
 			case "failed" -> fail("the database rejects the guarded statement but takes the plain one: "
 					+ outcome.exception().getMessage(), outcome.exception());
 			case "refused" -> assertThat(after).as("rows after the statement was refused").isEqualTo(before);
 			case "stale" -> {
-				assertThat(expected.newestTargetedToken()).as("StaleWriterException (%s) but no targeted row %s holds "
-						+ "a newer token", outcome.exception().getMessage(), expected.targeted())
+				assertThat(expected.newestTargetedToken())
+					.as("StaleWriterException (%s) but no targeted row %s holds " + "a newer token",
+							outcome.exception().getMessage(), expected.targeted())
 					.isGreaterThan(scenario.token());
 				assertThat(after).as("rows after StaleWriterException; changed: %s", changes(before, after))
 					.isEqualTo(before);
@@ -201,13 +214,17 @@ abstract class GuardedUpdateProperties {
 		}
 	}
 
-	/** A wrong argument count that plain JdbcTemplate.update refuses is refused, with nothing run. */
+	/**
+	 * A wrong argument count that plain JdbcTemplate.update refuses is refused, with
+	 * nothing run.
+	 */
 	private static void verifyWrongArgumentCount(Scenario scenario, Expectation expected, Outcome outcome,
 			Map<Integer, Row> before, Map<Integer, Row> after) {
 		int given = scenario.givenArgs().length;
 		int placeholders = scenario.statement().args().length;
 		if (expected.plainAcceptsGivenArgs()) {
-			// MariaDB Connector/J ignores surplus arguments; the guarded update may well be stricter.
+			// MariaDB Connector/J ignores surplus arguments; the guarded update may well
+			// be stricter.
 			return;
 		}
 		assertThat(outcome.label())
@@ -220,30 +237,32 @@ abstract class GuardedUpdateProperties {
 	private void seed(Scenario scenario) {
 		this.jdbc.update("DELETE FROM " + feedTable());
 		this.jdbc.batchUpdate("INSERT INTO " + feedTable() + " (id, sku, wh, qty) VALUES (?, ?, ?, ?)",
-				scenario.feed().stream().map((row) -> new Object[] { row.id(), row.sku(), row.wh(), row.qty() }).toList());
-		this.jdbc.update("DELETE FROM " + scenario.table());
-		this.jdbc.batchUpdate("INSERT INTO " + scenario.table()
-				+ " (id, sku, wh, qty, note, last_token) VALUES (?, ?, ?, ?, ?, ?)",
-				scenario.rows()
+				scenario.feed()
 					.stream()
-					.map((row) -> new Object[] { row.id(), row.sku(), row.wh(), row.qty(), row.note(), row.lastToken() })
+					.map((row) -> new Object[] { row.id(), row.sku(), row.wh(), row.qty() })
 					.toList());
+		this.jdbc.update("DELETE FROM " + scenario.table());
+		this.jdbc.batchUpdate("INSERT INTO " + scenario
+			.table() + " (id, sku, wh, qty, note, last_token) VALUES (?, ?, ?, ?, ?, ?)", scenario.rows()
+				.stream()
+				.map((row) -> new Object[] { row.id(), row.sku(), row.wh(), row.qty(), row.note(), row.lastToken() })
+				.toList());
 	}
 
 	private Map<Integer, Row> rows(Scenario scenario) {
 		Map<Integer, Row> rows = new TreeMap<>();
-		this.jdbc.query("SELECT id, sku, wh, qty, note, last_token FROM " + scenario.table(),
-				(result) -> {
-					Row row = new Row(result.getInt(1), result.getString(2), result.getString(3), result.getInt(4),
-							result.getString(5), result.getLong(6));
-					rows.put(row.id(), row);
-				});
+		this.jdbc.query("SELECT id, sku, wh, qty, note, last_token FROM " + scenario.table(), (result) -> {
+			Row row = new Row(result.getInt(1), result.getString(2), result.getString(3), result.getInt(4),
+					result.getString(5), result.getLong(6));
+			rows.put(row.id(), row);
+		});
 		return rows;
 	}
 
 	/**
-	 * Asks the database, in a transaction that is rolled back, which rows the statement targets and
-	 * what the plain statement writes. A statement the database rejects is discarded.
+	 * Asks the database, in a transaction that is rolled back, which rows the statement
+	 * targets and what the plain statement writes. A statement the database rejects is
+	 * discarded.
 	 */
 	private Expectation expectation(Scenario scenario) {
 		Statement statement = scenario.statement();
@@ -257,19 +276,23 @@ abstract class GuardedUpdateProperties {
 				}, statement.whereArgs());
 				int updated = this.jdbc.update(statement.sql(), statement.args());
 				if (updated != targeted.size()) {
-					// The database disagrees with itself (the SELECT and the UPDATE match different rows).
+					// The database disagrees with itself (the SELECT and the UPDATE match
+					// different rows).
 					return null;
 				}
 				Map<Integer, Row> written = rows(scenario);
-				targeted.keySet().forEach((id) -> written.computeIfPresent(id, (key, row) -> row.withLastToken(scenario.token())));
+				targeted.keySet()
+					.forEach((id) -> written.computeIfPresent(id, (key, row) -> row.withLastToken(scenario.token())));
 				long newest = targeted.values().stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE);
 				// Last: on PostgreSQL a failed statement ends the transaction.
-				boolean acceptsGivenArgs = scenario.givenArgsMatch() || plainAccepts(statement.sql(), scenario.givenArgs());
+				boolean acceptsGivenArgs = scenario.givenArgsMatch()
+						|| plainAccepts(statement.sql(), scenario.givenArgs());
 				return new Expectation(targeted.keySet(), newest, written, acceptsGivenArgs);
 			});
 		}
 		catch (DataAccessException ex) {
-			// The database rejects the statement itself: nothing for the guarded update to get right.
+			// The database rejects the statement itself: nothing for the guarded update
+			// to get right.
 			expectation = null;
 		}
 		Assume.that(expectation != null);
@@ -287,9 +310,10 @@ abstract class GuardedUpdateProperties {
 	}
 
 	/**
-	 * The guarded update in a transaction of the caller, after a plain write of its own to another
-	 * table. Whatever the guarded update does, short of a database error, the caller commits, and
-	 * its own write must be there afterwards: a refused statement rolls back to its savepoint only.
+	 * The guarded update in a transaction of the caller, after a plain write of its own
+	 * to another table. Whatever the guarded update does, short of a database error, the
+	 * caller commits, and its own write must be there afterwards: a refused statement
+	 * rolls back to its savepoint only.
 	 */
 	private Outcome guardedUpdateInCallersTransaction(Scenario scenario) {
 		TransactionTemplate caller = new TransactionTemplate(this.transactionManager);
@@ -301,7 +325,8 @@ abstract class GuardedUpdateProperties {
 			this.jdbc.update("UPDATE " + callerTable() + " SET n = ? WHERE id = 1", written);
 			Outcome guarded = guardedUpdate(scenario);
 			if (guarded.label().equals("failed")) {
-				// On PostgreSQL the transaction is aborted; the property fails on this outcome anyway.
+				// On PostgreSQL the transaction is aborted; the property fails on this
+				// outcome anyway.
 				status.setRollbackOnly();
 			}
 			return guarded;

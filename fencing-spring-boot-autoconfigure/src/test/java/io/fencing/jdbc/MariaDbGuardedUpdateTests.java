@@ -33,7 +33,8 @@ class MariaDbGuardedUpdateTests extends GuardedUpdateContractTests {
 	void refusesTheDoublePipeWhichMariaDbReadsAsOr() {
 		update(9, "UPDATE %s SET quantity = ? WHERE sku = ?", 33, "C-3");
 		List<Map<String, Object>> before = rows();
-		// MariaDB reads this as (sku = 'A-1' AND warehouse = 'W1') OR quantity: every row.
+		// MariaDB reads this as (sku = 'A-1' AND warehouse = 'W1') OR quantity: every
+		// row.
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> update(5, "UPDATE %s SET quantity = ? WHERE sku = ? AND warehouse = ? || quantity", 0,
 					"A-1", "W1"))
@@ -44,7 +45,8 @@ class MariaDbGuardedUpdateTests extends GuardedUpdateContractTests {
 	@Test
 	void refusesADoubleDashThatMariaDbReadsAsTwoMinusSigns() {
 		List<Map<String, Object>> before = rows();
-		// MariaDB reads "quantity --1 WHERE sku = ?" as quantity - (-1) for one row; the parser, as a comment.
+		// MariaDB reads "quantity --1 WHERE sku = ?" as quantity - (-1) for one row; the
+		// parser, as a comment.
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> update(5, "UPDATE %s SET quantity = quantity --1 WHERE sku = 'A-1'"))
 			.withMessageContaining("'--' without a space");
@@ -60,7 +62,8 @@ class MariaDbGuardedUpdateTests extends GuardedUpdateContractTests {
 			jdbc.execute("CREATE TABLE " + database + ".stock (sku VARCHAR(8) PRIMARY KEY, "
 					+ "last_token BIGINT NOT NULL DEFAULT 0)");
 			jdbc.update("INSERT INTO " + database + ".stock (sku, last_token) VALUES ('A-1', 987654321)");
-			// A guarded UPDATE may name another database: its tokens count for a counter check too.
+			// A guarded UPDATE may name another database: its tokens count for a counter
+			// check too.
 			assertThat(jdbc.newestTokenInAllTables().orElse(0)).isGreaterThanOrEqualTo(987654321L);
 		}
 		finally {

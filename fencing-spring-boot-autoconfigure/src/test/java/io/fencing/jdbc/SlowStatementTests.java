@@ -21,12 +21,14 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * A statement that the SQL parser takes seconds over does not stall other statements: parses run
- * side by side, and a slow one times out with a refusal.
+ * A statement that the SQL parser takes seconds over does not stall other statements:
+ * parses run side by side, and a slow one times out with a refusal.
  */
 class SlowStatementTests {
 
-	/** A typo in nested parentheses: JSqlParser backtracks through it until its timeout. */
+	/**
+	 * A typo in nested parentheses: JSqlParser backtracks through it until its timeout.
+	 */
 	private static final String SLOW = "UPDATE stock SET quantity = 1 WHERE ((((((((sku = 'A' AND note IN ())))))))";
 
 	private final DataSource dataSource = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)

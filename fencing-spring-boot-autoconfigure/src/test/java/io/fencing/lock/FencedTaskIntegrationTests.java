@@ -51,7 +51,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@link FencedTask} against a real Redis, with real threads. Every test uses lock names of its own.
+ * {@link FencedTask} against a real Redis, with real threads. Every test uses lock names
+ * of its own.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class FencedTaskIntegrationTests {
@@ -74,8 +75,10 @@ class FencedTaskIntegrationTests {
 	void runsWithATokenThatGrowsWithEveryAcquisition() {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			FencingToken first = jobs.runOnce(() -> { });
-			FencingToken second = jobs.runOnce(() -> { });
+			FencingToken first = jobs.runOnce(() -> {
+			});
+			FencingToken second = jobs.runOnce(() -> {
+			});
 			assertThat(first.lockName()).isEqualTo(this.lock);
 			assertThat(second.value()).isGreaterThan(first.value());
 			assertThat(FencingContext.find()).isEmpty();
@@ -98,7 +101,8 @@ class FencedTaskIntegrationTests {
 			assertThat(ran).hasValue(0);
 			release.countDown();
 			FencingToken holderToken = holder.get(10, TimeUnit.SECONDS);
-			assertThat(jobs.optional(ran::incrementAndGet)).get().extracting(FencingToken::value)
+			assertThat(jobs.optional(ran::incrementAndGet)).get()
+				.extracting(FencingToken::value)
 				.isEqualTo(holderToken.value() + 1);
 			assertThat(ran).hasValue(1);
 		});
@@ -113,7 +117,8 @@ class FencedTaskIntegrationTests {
 			List<Thread> waiter = new ArrayList<>();
 			Future<FencingToken> waiting = this.threads.submit(() -> {
 				waiter.add(Thread.currentThread());
-				return jobs.runWaiting(() -> { });
+				return jobs.runWaiting(() -> {
+				});
 			});
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> !waiter.isEmpty() && waiter.get(0).getState() != Thread.State.RUNNABLE);
@@ -135,8 +140,9 @@ class FencedTaskIntegrationTests {
 				assertThat(jobs.leaseFromProperties()).isBetween(3_001L, 7_000L);
 				assertThat(jobs.leaseFromAnnotation()).isBetween(3_001L, 7_000L);
 			});
-		this.contextRunner.run((context) -> assertThat(context.getBean(Jobs.class).leaseFromProperties())
-			.as("the watchdog lease").isBetween(20_001L, 30_000L));
+		this.contextRunner
+			.run((context) -> assertThat(context.getBean(Jobs.class).leaseFromProperties()).as("the watchdog lease")
+				.isBetween(20_001L, 30_000L));
 	}
 
 	@Test
@@ -146,11 +152,13 @@ class FencedTaskIntegrationTests {
 			List<FencingToken> tokens = new ArrayList<>();
 			FencingToken outer = jobs.runOnce(() -> {
 				tokens.add(FencingContext.current());
-				tokens.add(jobs.runOnce(() -> { }));
+				tokens.add(jobs.runOnce(() -> {
+				}));
 				tokens.add(FencingContext.current());
 			});
 			assertThat(tokens).containsExactly(outer, outer, outer);
-			assertThat(jobs.runOnce(() -> { }).value()).isEqualTo(outer.value() + 1);
+			assertThat(jobs.runOnce(() -> {
+			}).value()).isEqualTo(outer.value() + 1);
 		});
 	}
 
@@ -160,7 +168,8 @@ class FencedTaskIntegrationTests {
 			Jobs jobs = context.getBean(Jobs.class);
 			List<FencingToken> tokens = new ArrayList<>();
 			FencingToken outer = jobs.runOnce(() -> {
-				tokens.add(jobs.runOther(() -> { }));
+				tokens.add(jobs.runOther(() -> {
+				}));
 				tokens.add(FencingContext.current());
 			});
 			assertThat(tokens.get(0).lockName()).isEqualTo(this.lock + "-other");
@@ -195,7 +204,8 @@ class FencedTaskIntegrationTests {
 	void aLockLeftHeldUnderThisThreadsIdentityIsNeverReentered() {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			// What a lost reply leaves behind when owners are named after threads: held by this thread.
+			// What a lost reply leaves behind when owners are named after threads: held
+			// by this thread.
 			RFencedLock orphan = redisson(context).getFencedLock(this.lock);
 			orphan.lock();
 			try {
@@ -304,8 +314,10 @@ class FencedTaskIntegrationTests {
 			CountDownLatch release = new CountDownLatch(1);
 			Future<FencingToken> holder = holdOnAnotherThread(jobs, release);
 			try {
-				assertThat(jobs.runOnce(() -> { })).isNull();
-				assertThat(jobs.runOnce(() -> { })).isNull();
+				assertThat(jobs.runOnce(() -> {
+				})).isNull();
+				assertThat(jobs.runOnce(() -> {
+				})).isNull();
 			}
 			finally {
 				release.countDown();
@@ -334,11 +346,14 @@ class FencedTaskIntegrationTests {
 		TestObservationRegistry observations = TestObservationRegistry.create();
 		this.contextRunner.withBean(ObservationRegistry.class, () -> observations).run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			jobs.runOnce(() -> { });
+			jobs.runOnce(() -> {
+			});
 			CountDownLatch release = new CountDownLatch(1);
 			Future<FencingToken> holder = holdOnAnotherThread(jobs, release);
-			jobs.runOnce(() -> { });
-			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> jobs.runOrFail(() -> { }));
+			jobs.runOnce(() -> {
+			});
+			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> jobs.runOrFail(() -> {
+			}));
 			release.countDown();
 			holder.get(10, TimeUnit.SECONDS);
 			TestObservationRegistryAssert.assertThat(observations)

@@ -16,7 +16,8 @@ import org.springframework.transaction.annotation.EnableTransactionManagement;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A {@link FencedTask} that cannot be honoured fails the startup, with a message naming the method.
+ * A {@link FencedTask} that cannot be honoured fails the startup, with a message naming
+ * the method.
  */
 class FencedTaskStartupValidationTests {
 
@@ -81,8 +82,7 @@ class FencedTaskStartupValidationTests {
 				.rootCause()
 				.hasMessageContaining("InterfaceJob.run()")
 				.hasMessageContaining("JDK interface proxy"));
-		jdkProxies.withBean(Scheduled.class, DeclaredJob::new)
-			.run((context) -> assertThat(context).hasNotFailed());
+		jdkProxies.withBean(Scheduled.class, DeclaredJob::new).run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Test

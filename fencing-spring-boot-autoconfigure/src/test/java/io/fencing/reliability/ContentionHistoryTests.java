@@ -31,9 +31,9 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Several threads take the same lock with a lease shorter than some of their stalls, and each
- * writes with its token. A PostgreSQL trigger logs every accepted write: the logged tokens never
- * go down, and every refusal was of a token older than one already accepted.
+ * Several threads take the same lock with a lease shorter than some of their stalls, and
+ * each writes with its token. A PostgreSQL trigger logs every accepted write: the logged
+ * tokens never go down, and every refusal was of a token older than one already accepted.
  */
 class ContentionHistoryTests {
 
@@ -75,7 +75,8 @@ class ContentionHistoryTests {
 				int workerIndex = w;
 				runs.add(this.threads.submit(() -> {
 					for (int run = 0; run < RUNS_PER_WORKER; run++) {
-						// Every third run stalls past its 300 ms lease, as a GC pause would.
+						// Every third run stalls past its 300 ms lease, as a GC pause
+						// would.
 						worker.write(workerIndex, (workerIndex + run) % 3 == 0);
 					}
 					return null;
@@ -133,7 +134,8 @@ class ContentionHistoryTests {
 				Thread.sleep(700);
 			}
 			try {
-				this.jdbc.guardedUpdate("UPDATE " + this.environment.getProperty("test.table") + " SET writer = ? WHERE id = 1",
+				this.jdbc.guardedUpdate(
+						"UPDATE " + this.environment.getProperty("test.table") + " SET writer = ? WHERE id = 1",
 						worker);
 				this.accepted.add(FencingContext.current().value());
 			}

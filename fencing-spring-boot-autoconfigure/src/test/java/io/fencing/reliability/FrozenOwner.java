@@ -26,8 +26,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
- * The child JVM of {@link FrozenProcessTests}: takes the lock with a 1 s lease, says so, and
- * writes when told to on its standard input. The parent freezes it in between with
+ * The child JVM of {@link FrozenProcessTests}: takes the lock with a 1 s lease, says so,
+ * and writes when told to on its standard input. The parent freezes it in between with
  * {@code kill -STOP}.
  */
 public final class FrozenOwner {

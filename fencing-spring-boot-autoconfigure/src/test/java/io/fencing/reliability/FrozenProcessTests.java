@@ -34,8 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A real frozen process: a child JVM takes the lock with a 1 s lease and is stopped with
- * {@code kill -STOP}; this JVM takes over and writes; the child is resumed with {@code kill -CONT}
- * and its write is refused by PostgreSQL.
+ * {@code kill -STOP}; this JVM takes over and writes; the child is resumed with
+ * {@code kill -CONT} and its write is refused by PostgreSQL.
  */
 class FrozenProcessTests {
 
@@ -70,8 +70,8 @@ class FrozenProcessTests {
 			Process child = startChild();
 			BufferedReader childOutput = new BufferedReader(
 					new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-			long childToken = Long.parseLong(readLineStartingWith(childOutput, FrozenOwner.ACQUIRED)
-				.substring(FrozenOwner.ACQUIRED.length()));
+			long childToken = Long.parseLong(
+					readLineStartingWith(childOutput, FrozenOwner.ACQUIRED).substring(FrozenOwner.ACQUIRED.length()));
 
 			signal(child, "-STOP");
 			FencingToken parentToken = context.getBean(NewOwner.class).takeOverAndWrite(8);

@@ -40,8 +40,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Redis faults against a Redis of the test's own, stopped, restarted empty and replicated by its
- * process: the method never runs without a token, and tokens never go backwards.
+ * Redis faults against a Redis of the test's own, stopped, restarted empty and replicated
+ * by its process: the method never runs without a token, and tokens never go backwards.
  */
 class RedisFaultTests {
 
@@ -96,7 +96,8 @@ class RedisFaultTests {
 			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
 			createTable(jdbc, this.table, 0);
 			Jobs jobs = context.getBean(Jobs.class);
-			// The first token of a new lock starts above every token in the database's tables.
+			// The first token of a new lock starts above every token in the database's
+			// tables.
 			long first = jobs.write(1).value();
 			jobs.write(2);
 			jobs.write(3);
@@ -149,12 +150,14 @@ class RedisFaultTests {
 				.ignoreExceptions()
 				.until(() -> !redisson.getBucket("probe-" + this.lock).isExists());
 
-			// A table no guarded write of this process has touched holds a newer token still.
+			// A table no guarded write of this process has touched holds a newer token
+			// still.
 			FencedJdbcTemplate otherProcess = new FencedJdbcTemplate(TestServices.postgres());
 			otherProcess.execute("CREATE TABLE " + this.table + "_c (id INT PRIMARY KEY, last_token BIGINT NOT NULL)");
 			otherProcess.update("INSERT INTO " + this.table + "_c (id, last_token) VALUES (1, 9)");
 
-			// The counter is gone: the first run gets token 1, and is raised above both tables before it runs.
+			// The counter is gone: the first run gets token 1, and is raised above both
+			// tables before it runs.
 			FencingToken next = jobs.writeBoth(11);
 			assertThat(next.value()).isGreaterThan(9);
 			assertThat(jdbc.queryForObject("SELECT last_token FROM " + this.table + "_b WHERE id = 1", Long.class))
@@ -173,7 +176,8 @@ class RedisFaultTests {
 				.add(redisson.getMap(this.lock, StringCodec.INSTANCE).readAllValues());
 			assertThat(jobs.run(recordHoldCounts)).isNotNull();
 
-			// Writes wait in Redis for 5 s: the acquisition runs then, after its caller gave up.
+			// Writes wait in Redis for 5 s: the acquisition runs then, after its caller
+			// gave up.
 			long pausedAt = System.nanoTime();
 			redis.command("CLIENT", "PAUSE", "5000", "WRITE");
 			AtomicInteger ran = new AtomicInteger();
@@ -181,9 +185,12 @@ class RedisFaultTests {
 			assertThat(Duration.ofNanos(System.nanoTime() - pausedAt)).as("the caller is not held for the pause")
 				.isLessThan(Duration.ofSeconds(5));
 			assertThat(ran).hasValue(0);
-			await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> redis.command("SET", "probe", "1").equals("+OK"));
+			await().atMost(Duration.ofSeconds(30))
+				.ignoreExceptions()
+				.until(() -> redis.command("SET", "probe", "1").equals("+OK"));
 
-			// Whether the orphaned acquisition was given back or still holds the lock, no run re-enters it.
+			// Whether the orphaned acquisition was given back or still holds the lock, no
+			// run re-enters it.
 			for (int run = 0; run < 3; run++) {
 				jobs.run(recordHoldCounts);
 			}
@@ -233,8 +240,10 @@ class RedisFaultTests {
 		this.contextRunner.withPropertyValues("spring.data.redis.url=" + redis.url()).run((context) -> {
 			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
 			createTable(jdbc, this.table, 1000);
-			// A run took token 1 from a missing counter and stopped before checking it (interrupted,
-			// storage unreadable, a crash): the next token, 2, is no proof that the counter was checked.
+			// A run took token 1 from a missing counter and stopped before checking it
+			// (interrupted,
+			// storage unreadable, a crash): the next token, 2, is no proof that the
+			// counter was checked.
 			redis.command("SET", "redisson_lock_token:{" + this.lock + "}", "1");
 			FencingToken next = context.getBean(Jobs.class).write(7);
 			assertThat(next.value()).isGreaterThan(1000);
@@ -252,7 +261,8 @@ class RedisFaultTests {
 			.withPropertyValues("test.lock=" + this.lock, "spring.data.redis.url=" + TestServices.redisUrl())
 			.run((context) -> {
 				AtomicInteger ran = new AtomicInteger();
-				assertThatIllegalStateException().isThrownBy(() -> context.getBean(Jobs.class).run(ran::incrementAndGet))
+				assertThatIllegalStateException()
+					.isThrownBy(() -> context.getBean(Jobs.class).run(ran::incrementAndGet))
 					.withMessageContaining("The token counter of lock '" + this.lock + "' is not known to be above")
 					.withMessageContaining("the task did not run");
 				assertThat(ran).hasValue(0);
@@ -269,26 +279,29 @@ class RedisFaultTests {
 					&& "up".equals(replica.info("replication", "master_link_status")));
 		this.contextRunner.withBean("replicatedRedisson", RedissonClient.class, () -> {
 			Config config = new Config();
-			config.useMasterSlaveServers().setMasterAddress(master.url()).addSlaveAddress(replica.url()).setTimeout(5000);
+			config.useMasterSlaveServers()
+				.setMasterAddress(master.url())
+				.addSlaveAddress(replica.url())
+				.setTimeout(5000);
 			return Redisson.create(config);
 		}, (definition) -> definition.setDestroyMethodName("shutdown")).run((context) -> {
-				Jobs jobs = context.getBean(Jobs.class);
-				AtomicInteger ran = new AtomicInteger();
-				assertThat(jobs.run(ran::incrementAndGet)).isNotNull();
-				replica.freeze();
-				try {
-					assertThatExceptionOfType(LockUnavailableException.class)
-						.isThrownBy(() -> jobs.run(ran::incrementAndGet))
-						.withMessageContaining("could not replicate the acquisition of lock '" + this.lock + "'");
-					assertThat(ran).hasValue(1);
-					await().atMost(Duration.ofSeconds(10))
-						.untilAsserted(() -> assertThat(master.command("EXISTS", this.lock)).as("the lock was given back")
-							.isEqualTo(":0"));
-				}
-				finally {
-					replica.thaw();
-				}
-			});
+			Jobs jobs = context.getBean(Jobs.class);
+			AtomicInteger ran = new AtomicInteger();
+			assertThat(jobs.run(ran::incrementAndGet)).isNotNull();
+			replica.freeze();
+			try {
+				assertThatExceptionOfType(LockUnavailableException.class)
+					.isThrownBy(() -> jobs.run(ran::incrementAndGet))
+					.withMessageContaining("could not replicate the acquisition of lock '" + this.lock + "'");
+				assertThat(ran).hasValue(1);
+				await().atMost(Duration.ofSeconds(10))
+					.untilAsserted(() -> assertThat(master.command("EXISTS", this.lock)).as("the lock was given back")
+						.isEqualTo(":0"));
+			}
+			finally {
+				replica.thaw();
+			}
+		});
 	}
 
 	private RedisServer start(String... arguments) {
@@ -345,8 +358,8 @@ class RedisFaultTests {
 
 		@FencedTask("${test.lock}")
 		public FencingToken write(int stock) {
-			this.jdbc.guardedUpdate("UPDATE " + this.environment.getProperty("test.table") + " SET stock = ? WHERE id = 1",
-					stock);
+			this.jdbc.guardedUpdate(
+					"UPDATE " + this.environment.getProperty("test.table") + " SET stock = ? WHERE id = 1", stock);
 			return FencingContext.current();
 		}
 

@@ -19,8 +19,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.springframework.util.FileSystemUtils;
 
 /**
- * A {@code redis-server} of a test's own, on a spare port and without persistence, that the test
- * may stop, restart empty or make a replica. Never the shared Redis on 6379.
+ * A {@code redis-server} of a test's own, on a spare port and without persistence, that
+ * the test may stop, restart empty or make a replica. Never the shared Redis on 6379.
  */
 public final class RedisServer implements AutoCloseable {
 
@@ -30,7 +30,10 @@ public final class RedisServer implements AutoCloseable {
 
 	private final List<String> extraArguments;
 
-	/** Where the server writes (a replica's full sync writes dump.rdb), never the working directory. */
+	/**
+	 * Where the server writes (a replica's full sync writes dump.rdb), never the working
+	 * directory.
+	 */
 	private final Path directory;
 
 	private Process process;
@@ -86,13 +89,17 @@ public final class RedisServer implements AutoCloseable {
 			socket.setSoTimeout(5000);
 			StringBuilder request = new StringBuilder("*" + arguments.length + "\r\n");
 			for (String argument : arguments) {
-				request.append('$').append(argument.getBytes(StandardCharsets.UTF_8).length).append("\r\n")
-					.append(argument).append("\r\n");
+				request.append('$')
+					.append(argument.getBytes(StandardCharsets.UTF_8).length)
+					.append("\r\n")
+					.append(argument)
+					.append("\r\n");
 			}
 			OutputStream out = socket.getOutputStream();
 			out.write(request.toString().getBytes(StandardCharsets.UTF_8));
 			out.flush();
-			BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+			BufferedReader in = new BufferedReader(
+					new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
 			String line = in.readLine();
 			if (line != null && line.startsWith("$") && !line.equals("$-1")) {
 				return in.readLine();
@@ -100,7 +107,8 @@ public final class RedisServer implements AutoCloseable {
 			return line;
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException("Redis on port " + this.port + " did not answer " + String.join(" ", arguments), ex);
+			throw new IllegalStateException(
+					"Redis on port " + this.port + " did not answer " + String.join(" ", arguments), ex);
 		}
 	}
 
@@ -111,7 +119,8 @@ public final class RedisServer implements AutoCloseable {
 			OutputStream out = socket.getOutputStream();
 			out.write(("INFO " + section + "\r\n").getBytes(StandardCharsets.UTF_8));
 			out.flush();
-			BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+			BufferedReader in = new BufferedReader(
+					new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
 			String header = in.readLine();
 			int remaining = Integer.parseInt(header.substring(1));
 			while (remaining > 0) {
@@ -140,7 +149,9 @@ public final class RedisServer implements AutoCloseable {
 
 	private void signal(String signal) {
 		try {
-			int exit = new ProcessBuilder("kill", signal, String.valueOf(this.process.pid())).inheritIO().start().waitFor();
+			int exit = new ProcessBuilder("kill", signal, String.valueOf(this.process.pid())).inheritIO()
+				.start()
+				.waitFor();
 			if (exit != 0) {
 				throw new IllegalStateException("kill " + signal + " exited with " + exit);
 			}
@@ -161,9 +172,9 @@ public final class RedisServer implements AutoCloseable {
 	}
 
 	private void startProcess() {
-		List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(this.port), "--bind",
-				"127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no", "--dir",
-				this.directory.toString()));
+		List<String> command = new ArrayList<>(
+				List.of("redis-server", "--port", String.valueOf(this.port), "--bind", "127.0.0.1", "--save", "",
+						"--appendonly", "no", "--protected-mode", "no", "--dir", this.directory.toString()));
 		command.addAll(this.extraArguments);
 		try {
 			File log = this.directory.resolve("redis.log").toFile();
@@ -172,14 +183,15 @@ public final class RedisServer implements AutoCloseable {
 				.start();
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException("Could not start redis-server (is it installed? apt-get install redis-server): "
-					+ ex.getMessage(), ex);
+			throw new IllegalStateException(
+					"Could not start redis-server (is it installed? apt-get install redis-server): " + ex.getMessage(),
+					ex);
 		}
 		long deadline = System.nanoTime() + STARTUP.toNanos();
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {
-				throw new IllegalStateException("redis-server on port " + this.port + " exited with "
-						+ this.process.exitValue());
+				throw new IllegalStateException(
+						"redis-server on port " + this.port + " exited with " + this.process.exitValue());
 			}
 			try {
 				if ("+PONG".equals(command("PING"))) {

@@ -21,9 +21,9 @@ import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
 /**
- * Finds the real services the integration tests run against: from an environment variable, else
- * from Testcontainers when Docker is available, else on the local default port. A missing
- * service fails the test with instructions; it is never skipped.
+ * Finds the real services the integration tests run against: from an environment
+ * variable, else from Testcontainers when Docker is available, else on the local default
+ * port. A missing service fails the test with instructions; it is never skipped.
  */
 public final class TestServices {
 
@@ -52,8 +52,8 @@ public final class TestServices {
 				container.start();
 				return container.getRedisURI();
 			}
-			return local("Redis", "127.0.0.1", 6379, "redis://127.0.0.1:6379", REDIS_ENV,
-					"redis://127.0.0.1:6379", "start one with: redis-server --daemonize yes --save '' --appendonly no");
+			return local("Redis", "127.0.0.1", 6379, "redis://127.0.0.1:6379", REDIS_ENV, "redis://127.0.0.1:6379",
+					"start one with: redis-server --daemonize yes --save '' --appendonly no");
 		});
 	}
 
@@ -78,23 +78,23 @@ public final class TestServices {
 
 	/** An embedded H2 database, one per test JVM. */
 	public static DataSource h2() {
-		return (DataSource) started.computeIfAbsent("h2", (key) -> new EmbeddedDatabaseBuilder()
-			.setType(EmbeddedDatabaseType.H2)
-			.generateUniqueName(true)
-			.build());
+		return (DataSource) started.computeIfAbsent("h2",
+				(key) -> new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
+					.generateUniqueName(true)
+					.build());
 	}
 
 	/** A pooled data source on a real MariaDB. */
 	public static DataSource mariadb() {
-		return (DataSource) started.computeIfAbsent("mariadb", (key) -> dataSource(MARIADB_ENV,
-				() -> new MariaDBContainer("mariadb:11"),
-				() -> local("MariaDB", "127.0.0.1", 3306, "jdbc:mariadb://127.0.0.1:3306/test?user=root", MARIADB_ENV,
-						"jdbc:mariadb://127.0.0.1:3306/test?user=root&password=",
-						"start it with: mariadbd (root with an empty password, database test)")));
+		return (DataSource) started.computeIfAbsent("mariadb",
+				(key) -> dataSource(MARIADB_ENV, () -> new MariaDBContainer("mariadb:11"),
+						() -> local("MariaDB", "127.0.0.1", 3306, "jdbc:mariadb://127.0.0.1:3306/test?user=root",
+								MARIADB_ENV, "jdbc:mariadb://127.0.0.1:3306/test?user=root&password=",
+								"start it with: mariadbd (root with an empty password, database test)")));
 	}
 
-	private static DataSource dataSource(String environmentVariable,
-			Supplier<JdbcDatabaseContainer<?>> container, Supplier<String> local) {
+	private static DataSource dataSource(String environmentVariable, Supplier<JdbcDatabaseContainer<?>> container,
+			Supplier<String> local) {
 		HikariDataSource dataSource = new HikariDataSource();
 		dataSource.setMaximumPoolSize(8);
 		String fromEnvironment = System.getenv(environmentVariable);
@@ -121,10 +121,12 @@ public final class TestServices {
 			return result;
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException(service + " is needed by this test and was not found: " + environmentVariable
-					+ " is not set, Docker is not available for Testcontainers, and nothing listens on " + host + ":"
-					+ port + ". Set " + environmentVariable + " (for example " + environmentVariable + "=" + example
-					+ "), start Docker, or " + howToStart + ".", ex);
+			throw new IllegalStateException(
+					service + " is needed by this test and was not found: " + environmentVariable
+							+ " is not set, Docker is not available for Testcontainers, and nothing listens on " + host
+							+ ":" + port + ". Set " + environmentVariable + " (for example " + environmentVariable + "="
+							+ example + "), start Docker, or " + howToStart + ".",
+					ex);
 		}
 	}
 

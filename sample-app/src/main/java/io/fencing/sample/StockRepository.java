@@ -8,8 +8,8 @@ import org.springframework.jdbc.core.DataClassRowMapper;
 import org.springframework.stereotype.Repository;
 
 /**
- * The stock table. Writes go through {@link FencedJdbcTemplate#guardedUpdate}, so each one carries
- * the fencing token of the job that makes it.
+ * The stock table. Writes go through {@link FencedJdbcTemplate#guardedUpdate}, so each
+ * one carries the fencing token of the job that makes it.
  */
 @Repository
 public class StockRepository {

@@ -10,9 +10,9 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * Applies the supplier feed to the stock table. Every instance of the application schedules it;
- * the fenced lock lets one run at a time, and the token keeps a run that outlived its lease from
- * overwriting a newer run's writes.
+ * Applies the supplier feed to the stock table. Every instance of the application
+ * schedules it; the fenced lock lets one run at a time, and the token keeps a run that
+ * outlived its lease from overwriting a newer run's writes.
  */
 @Component
 public class StockSyncJob {
@@ -39,7 +39,8 @@ public class StockSyncJob {
 			logger.info("stock-sync applied the feed with token {}", token);
 		}
 		catch (StaleWriterException ex) {
-			// A newer owner took over while this run was paused: its writes stand, this run stops.
+			// A newer owner took over while this run was paused: its writes stand, this
+			// run stops.
 			logger.warn("stock-sync stopped: {}", ex.getMessage());
 		}
 	}

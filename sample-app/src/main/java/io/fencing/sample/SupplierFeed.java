@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.stereotype.Component;
 
 /**
- * Stands in for a supplier's feed of stock levels: every call returns the next quantities.
+ * Stands in for a supplier's feed of stock levels: every call returns the next
+ * quantities.
  */
 @Component
 public class SupplierFeed {

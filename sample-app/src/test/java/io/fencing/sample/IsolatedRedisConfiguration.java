@@ -12,8 +12,9 @@ import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 
 /**
- * The sample's real lock names ({@code stock-sync}) on the test Redis, under a key prefix of this
- * test run only, so that tests never meet each other's or a running sample's locks and tokens.
+ * The sample's real lock names ({@code stock-sync}) on the test Redis, under a key prefix
+ * of this test run only, so that tests never meet each other's or a running sample's
+ * locks and tokens.
  */
 @TestConfiguration(proxyBeanMethods = false)
 class IsolatedRedisConfiguration {

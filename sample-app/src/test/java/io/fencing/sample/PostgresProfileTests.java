@@ -19,7 +19,8 @@ import org.springframework.test.context.DynamicPropertySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample's {@code postgres} profile against a real PostgreSQL, in a schema of this test's own.
+ * The sample's {@code postgres} profile against a real PostgreSQL, in a schema of this
+ * test's own.
  */
 @SpringBootTest(classes = { SampleApplication.class, IsolatedRedisConfiguration.class },
 		properties = { "stock.replay.on-startup=false", "stock.sync.initial-delay=1h" })

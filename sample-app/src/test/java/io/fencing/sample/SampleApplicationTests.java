@@ -19,11 +19,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Boots the sample against a real Redis and its embedded database, replays the timeline and
- * watches the scheduled job.
+ * Boots the sample against a real Redis and its embedded database, replays the timeline
+ * and watches the scheduled job.
  */
-@SpringBootTest(classes = { SampleApplication.class, IsolatedRedisConfiguration.class }, properties = { "stock.replay.on-startup=false", "stock.sync.initial-delay=0s",
-		"stock.sync.every=200ms" })
+@SpringBootTest(classes = { SampleApplication.class, IsolatedRedisConfiguration.class },
+		properties = { "stock.replay.on-startup=false", "stock.sync.initial-delay=0s", "stock.sync.every=200ms" })
 class SampleApplicationTests {
 
 	@Autowired

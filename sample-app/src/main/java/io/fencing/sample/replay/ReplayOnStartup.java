@@ -6,7 +6,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.stereotype.Component;
 
 /**
- * Replays the timeline once the application has started ({@code stock.replay.on-startup}).
+ * Replays the timeline once the application has started
+ * ({@code stock.replay.on-startup}).
  */
 @Component
 @ConditionalOnBooleanProperty("stock.replay.on-startup")

@@ -19,10 +19,10 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * Replays the reference timeline live, with two workers of this process on the real lock: A takes
- * {@code stock-sync} and pauses past its lease, B takes over and writes, A wakes up and its write
- * is refused by the database, B writes again. Then the same steps with a plain UPDATE, to show the
- * lost update the fence prevents.
+ * Replays the reference timeline live, with two workers of this process on the real lock:
+ * A takes {@code stock-sync} and pauses past its lease, B takes over and writes, A wakes
+ * up and its write is refused by the database, B writes again. Then the same steps with a
+ * plain UPDATE, to show the lost update the fence prevents.
  */
 @Component
 public class TimelineReplay {
@@ -47,8 +47,10 @@ public class TimelineReplay {
 
 	public synchronized ReplayResult run() {
 		Steps steps = new Steps();
-		// Demo set-up, not a protected write: both rows start at 10. The token column is left as it
-		// is: a token accepted in storage must never go back, or a stale owner could write again.
+		// Demo set-up, not a protected write: both rows start at 10. The token column is
+		// left as it
+		// is: a token accepted in storage must never go back, or a stale owner could
+		// write again.
 		this.jdbc.update("UPDATE stock SET quantity = 10 WHERE sku IN (?, ?)", FENCED_SKU, UNFENCED_SKU);
 
 		CountDownLatch aHolds = new CountDownLatch(1);
@@ -100,7 +102,8 @@ public class TimelineReplay {
 		Stock fenced = this.stock.find(FENCED_SKU);
 		steps.say("with fence: stock=%d last_token=%d", fenced.quantity(), fenced.lastToken());
 
-		// The same two late writes without a fence, deliberately plain UPDATEs: B writes 8, then the
+		// The same two late writes without a fence, deliberately plain UPDATEs: B writes
+		// 8, then the
 		// stale A overwrites it.
 		this.jdbc.update("UPDATE stock SET quantity = ? WHERE sku = ?", 8, UNFENCED_SKU);
 		this.jdbc.update("UPDATE stock SET quantity = ? WHERE sku = ?", 5, UNFENCED_SKU);
@@ -111,7 +114,10 @@ public class TimelineReplay {
 				fenced.quantity(), fenced.lastToken(), unfenced.quantity());
 	}
 
-	/** A wakes up and writes 5 with its old token; returns the refusal, or null if accepted. */
+	/**
+	 * A wakes up and writes 5 with its old token; returns the refusal, or null if
+	 * accepted.
+	 */
 	private String writeAsPausedOwner(Steps steps, FencingToken token) {
 		try {
 			this.stock.updateQuantity(FENCED_SKU, 5);
