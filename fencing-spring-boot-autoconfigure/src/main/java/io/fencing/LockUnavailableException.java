@@ -1,5 +1,7 @@
 package io.fencing;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The lock of a {@link FencedTask} could not be acquired because Redis failed
  * (unreachable, timed out, or could not replicate the acquisition). The method did not
@@ -14,7 +16,7 @@ public class LockUnavailableException extends RuntimeException {
 		this.lockName = lockName;
 	}
 
-	public LockUnavailableException(String lockName, String message, Throwable cause) {
+	public LockUnavailableException(String lockName, String message, @Nullable Throwable cause) {
 		super(message, cause);
 		this.lockName = lockName;
 	}

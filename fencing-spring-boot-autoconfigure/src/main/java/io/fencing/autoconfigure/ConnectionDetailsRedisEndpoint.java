@@ -30,6 +30,11 @@ final class ConnectionDetailsRedisEndpoint {
 					sentinel.getPassword());
 		}
 		DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+		if (standalone == null) {
+			throw new IllegalStateException("The Redis connection details (" + details.getClass().getName()
+					+ ") describe no standalone, sentinel or cluster Redis; the fencing starter's Redisson client "
+					+ "does not support this setup (master/replica) yet: define a RedissonClient bean");
+		}
 		return RedisEndpoint.standalone(scheme + standalone.getHost() + ":" + standalone.getPort(),
 				standalone.getDatabase(), details.getUsername(), details.getPassword());
 	}

@@ -151,7 +151,7 @@ final class GuardedUpdateParser {
 
 		return new GuardedUpdate(sql, fencedSql, newestTokenSql, newestTokenLockingSql, newestTokenOfTable.toString(),
 				setParameters, whereParameters,
-				new TableReference(identifier(table.getSchemaName()), identifier(table.getName())), equalities,
+				new TableReference(qualifier(table.getSchemaName()), identifier(table.getName())), equalities,
 				parsed.hasDoublePipe(), parsed.hasDashComment());
 	}
 
@@ -399,10 +399,11 @@ final class GuardedUpdateParser {
 		return (table.getAlias() != null) ? name.equals(table.getAlias().getName()) : name.equals(table.getName());
 	}
 
-	@Nullable private static Identifier identifier(@Nullable String written) {
-		if (written == null) {
-			return null;
-		}
+	private static @Nullable Identifier qualifier(@Nullable String written) {
+		return (written != null) ? identifier(written) : null;
+	}
+
+	private static Identifier identifier(String written) {
 		String unquoted = unquote(written);
 		return new Identifier(unquoted, !unquoted.equals(written));
 	}

@@ -50,7 +50,7 @@ final class FencedTaskMethod {
 		return this.description;
 	}
 
-	String lockName(Object[] arguments, Object target) {
+	String lockName(Object[] arguments, @Nullable Object target) {
 		return this.lockName.resolve(this.method, arguments, target, this.description);
 	}
 

@@ -2,6 +2,8 @@ package io.fencing.lock;
 
 import java.lang.reflect.Method;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
@@ -43,7 +45,7 @@ abstract sealed class LockNameTemplate {
 	}
 
 	/** The lock name of one invocation. */
-	abstract String resolve(Method method, Object[] arguments, Object target, String description);
+	abstract String resolve(Method method, Object[] arguments, @Nullable Object target, String description);
 
 	static final class Fixed extends LockNameTemplate {
 
@@ -54,7 +56,7 @@ abstract sealed class LockNameTemplate {
 		}
 
 		@Override
-		String resolve(Method method, Object[] arguments, Object target, String description) {
+		String resolve(Method method, Object[] arguments, @Nullable Object target, String description) {
 			return this.name;
 		}
 
@@ -73,7 +75,7 @@ abstract sealed class LockNameTemplate {
 		}
 
 		@Override
-		String resolve(Method method, Object[] arguments, Object target, String description) {
+		String resolve(Method method, Object[] arguments, @Nullable Object target, String description) {
 			MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, arguments,
 					PARAMETER_NAMES);
 			StringBuilder name = new StringBuilder(this.source.length() + 16);

@@ -1,5 +1,7 @@
 package io.fencing.lock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Checks lock names. Redisson derives the token key from the lock name and hashes both by
  * the part in braces, so an unbalanced brace would put the lock and its token in
@@ -11,7 +13,7 @@ final class LockNames {
 	}
 
 	/** The reason {@code name} is not a usable lock name, or {@code null} when it is. */
-	static String problem(String name) {
+	static @Nullable String problem(@Nullable String name) {
 		if (name == null || name.isBlank()) {
 			return "the lock name is blank";
 		}
