@@ -1,12 +1,16 @@
 package io.fencing.autoconfigure;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import io.fencing.FencedTask;
 import io.fencing.lock.AcceptedTokens;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.FencedTaskAdvisor;
 import io.fencing.lock.FencedTaskBeanValidator;
 import io.fencing.lock.FencedTaskInterceptor;
-import io.fencing.lock.FencedTaskMethods;
+import io.fencing.lock.FencedTaskResolver;
+import io.fencing.lock.TaskSettings;
 import io.micrometer.observation.ObservationRegistry;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -62,19 +66,25 @@ public final class FencingAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static FencedTaskMethods fencedTaskMethods(ObjectProvider<FencingProperties> properties, Environment environment) {
+	static FencedTaskResolver fencedTaskResolver(ObjectProvider<FencingProperties> properties,
+			Environment environment) {
 		FencingProperties fencing = properties.getObject();
-		return new FencedTaskMethods(fencing.toDefaults(), fencing.toTaskSettings(),
+		Map<String, TaskSettings> tasks = new LinkedHashMap<>();
+		fencing.getTasks()
+			.forEach((name, task) -> tasks.put(name,
+					new TaskSettings(task.getLeaseTime(), task.getWaitTime(), task.getOnBusy())));
+		return new FencedTaskResolver(
+				new TaskSettings(fencing.getLeaseTime(), fencing.getWaitTime(), fencing.getOnBusy()), tasks,
 				environment::resolveRequiredPlaceholders);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static FencedTaskAdvisor fencedTaskAdvisor(ObjectProvider<FencedTaskMethods> methods,
+	static FencedTaskAdvisor fencedTaskAdvisor(ObjectProvider<FencedTaskResolver> resolver,
 			ObjectProvider<FencedLocks> locks, ObjectProvider<ObservationRegistry> observations,
 			ObjectProvider<AcceptedTokens> storages) {
-		return new FencedTaskAdvisor(new FencedTaskInterceptor(SingletonSupplier.of(methods::getObject),
+		return new FencedTaskAdvisor(new FencedTaskInterceptor(SingletonSupplier.of(resolver::getObject),
 				SingletonSupplier.of(locks::getObject),
 				SingletonSupplier.of(() -> observations.getIfAvailable(() -> ObservationRegistry.NOOP)),
 				SingletonSupplier.of(() -> storages.orderedStream().toList())));
@@ -83,8 +93,8 @@ public final class FencingAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static FencedTaskBeanValidator fencedTaskBeanValidator(ObjectProvider<FencedTaskMethods> methods) {
-		return new FencedTaskBeanValidator(SingletonSupplier.of(methods::getObject));
+	static FencedTaskBeanValidator fencedTaskBeanValidator(ObjectProvider<FencedTaskResolver> resolver) {
+		return new FencedTaskBeanValidator(SingletonSupplier.of(resolver::getObject));
 	}
 
 }

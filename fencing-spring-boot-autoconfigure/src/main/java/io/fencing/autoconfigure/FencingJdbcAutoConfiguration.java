@@ -16,6 +16,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
+import org.springframework.util.StringUtils;
 
 /**
  * Auto-configuration of {@link FencedJdbcTemplate}. It runs before Boot's
@@ -50,6 +51,13 @@ public final class FencingJdbcAutoConfiguration {
 				ObjectProvider<JdbcProperties> jdbcProperties,
 				ObjectProvider<SQLExceptionTranslator> sqlExceptionTranslator) {
 			FencingProperties.Jdbc jdbc = fencing.getJdbc();
+			if (!StringUtils.hasText(jdbc.getTokenColumn())) {
+				throw new IllegalStateException("fencing.jdbc.token-column must not be blank");
+			}
+			if (jdbc.getStatementCacheSize() <= 0) {
+				throw new IllegalStateException(
+						"fencing.jdbc.statement-cache-size must be positive, was " + jdbc.getStatementCacheSize());
+			}
 			FencedJdbcTemplate template = new FencedJdbcTemplate(dataSource, jdbc.getTokenColumn(),
 					jdbc.getStatementCacheSize());
 			template.setFencingEnabled(fencing.isEnabled());

@@ -6,20 +6,17 @@ import java.util.Map;
 
 import io.fencing.OnBusy;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.lock.TaskSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.util.StringUtils;
-import org.springframework.validation.Errors;
-import org.springframework.validation.Validator;
 
 /**
- * Configuration of fenced tasks and guarded updates. It validates itself when bound, so
- * an invalid value fails the startup with a message that names the property.
+ * Configuration of fenced tasks and guarded updates. The rules for the task settings live
+ * with the tasks ({@code io.fencing.lock.TaskSettings}); an invalid value fails the
+ * startup with a message that names the property.
  */
 @ConfigurationProperties("fencing")
-public class FencingProperties implements Validator {
+public class FencingProperties {
 
 	/**
 	 * Whether @FencedTask methods are intercepted and the fencing beans are created.
@@ -89,19 +86,6 @@ public class FencingProperties implements Validator {
 
 	public Jdbc getJdbc() {
 		return this.jdbc;
-	}
-
-	/** The {@code fencing.*} settings. */
-	public TaskSettings toDefaults() {
-		return new TaskSettings(this.leaseTime, this.waitTime, this.onBusy);
-	}
-
-	/** The {@code fencing.tasks.<name>.*} settings. */
-	public Map<String, TaskSettings> toTaskSettings() {
-		Map<String, TaskSettings> settings = new LinkedHashMap<>();
-		this.tasks.forEach((name, task) -> settings.put(name,
-				new TaskSettings(task.getLeaseTime(), task.getWaitTime(), task.getOnBusy())));
-		return settings;
 	}
 
 	/**
@@ -179,46 +163,6 @@ public class FencingProperties implements Validator {
 			this.statementCacheSize = statementCacheSize;
 		}
 
-	}
-
-	@Override
-	public boolean supports(Class<?> type) {
-		return FencingProperties.class.isAssignableFrom(type);
-	}
-
-	/**
-	 * Rejects values that would make a task run with a lease, wait or busy rule it cannot
-	 * honour.
-	 */
-	@Override
-	public void validate(Object target, Errors errors) {
-		FencingProperties properties = (FencingProperties) target;
-		validateTask(errors, "", "fencing.", properties.leaseTime, properties.waitTime, properties.onBusy);
-		properties.tasks.forEach((name, task) -> validateTask(errors, "tasks[" + name + "].",
-				"fencing.tasks." + name + ".", task.leaseTime, task.waitTime, task.onBusy));
-		if (!StringUtils.hasText(properties.jdbc.tokenColumn)) {
-			errors.rejectValue("jdbc.tokenColumn", "blank", "fencing.jdbc.token-column must not be blank");
-		}
-		if (properties.jdbc.statementCacheSize <= 0) {
-			errors.rejectValue("jdbc.statementCacheSize", "notPositive",
-					"fencing.jdbc.statement-cache-size must be positive, was " + properties.jdbc.statementCacheSize);
-		}
-	}
-
-	private static void validateTask(Errors errors, String field, String property, @Nullable Duration leaseTime,
-			@Nullable Duration waitTime, @Nullable OnBusy onBusy) {
-		if (leaseTime != null && leaseTime.compareTo(Duration.ofMillis(1)) < 0) {
-			// Redisson takes milliseconds: a shorter lease would become 0, the watchdog.
-			errors.rejectValue(field + "leaseTime", "tooShort", property + "lease-time must be at least 1ms, was "
-					+ leaseTime + "; leave it unset for the watchdog lease");
-		}
-		if (waitTime != null && waitTime.isNegative()) {
-			errors.rejectValue(field + "waitTime", "negative",
-					property + "wait-time must not be negative, was " + waitTime);
-		}
-		if (onBusy == OnBusy.DEFAULT) {
-			errors.rejectValue(field + "onBusy", "default", property + "on-busy must be skip or fail");
-		}
 	}
 
 }

@@ -64,7 +64,7 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	 * {@code SELECT MAX(token) FROM table} of every table this template has written a
 	 * guarded update to.
 	 */
-	private final Set<String> newestTokenOfTables = ConcurrentHashMap.newKeySet();
+	private final Set<String> newestTokenQueriesOfGuardedTables = ConcurrentHashMap.newKeySet();
 
 	private final String tokenColumn;
 
@@ -186,7 +186,7 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 					}
 					counts = statement.executeBatch();
 				}
-				this.newestTokenOfTables.add(update.newestTokenOfTableSql());
+				this.newestTokenQueriesOfGuardedTables.add(update.newestTokenOfTableSql());
 				for (int i = 0; i < counts.length; i++) {
 					Object[] arguments = batchArgs.get(i);
 					if (counts[i] != 1 || !this.uniqueKeys.pinsOneRow(update, arguments, connection)) {
@@ -204,7 +204,7 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	 * storage. A table that cannot be read is logged and skipped.
 	 */
 	public OptionalLong newestTokenInGuardedTables() {
-		return readCommitted((connection) -> newest(connection, List.copyOf(this.newestTokenOfTables)));
+		return readCommitted((connection) -> newest(connection, List.copyOf(this.newestTokenQueriesOfGuardedTables)));
 	}
 
 	/**
@@ -355,7 +355,7 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		}
 		// Only a table the database accepted a guarded update for is read by the counter
 		// repair.
-		this.newestTokenOfTables.add(update.newestTokenOfTableSql());
+		this.newestTokenQueriesOfGuardedTables.add(update.newestTokenOfTableSql());
 		return rows;
 	}
 

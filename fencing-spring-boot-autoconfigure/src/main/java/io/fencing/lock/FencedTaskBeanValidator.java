@@ -37,7 +37,7 @@ public class FencedTaskBeanValidator
 
 	private static final Log logger = LogFactory.getLog(FencedTaskBeanValidator.class);
 
-	private final Supplier<FencedTaskMethods> methods;
+	private final Supplier<FencedTaskResolver> resolver;
 
 	private final Set<Class<?>> classesWithoutTasks = ConcurrentHashMap.newKeySet();
 
@@ -46,8 +46,8 @@ public class FencedTaskBeanValidator
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
-	public FencedTaskBeanValidator(Supplier<FencedTaskMethods> methods) {
-		this.methods = methods;
+	public FencedTaskBeanValidator(Supplier<FencedTaskResolver> resolver) {
+		this.resolver = resolver;
 	}
 
 	@Override
@@ -66,7 +66,7 @@ public class FencedTaskBeanValidator
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
-		FencedTaskMethods resolver = this.methods.get();
+		FencedTaskResolver resolver = this.resolver.get();
 		if (resolver.configuredTaskNames().isEmpty() || this.beanFactory == null) {
 			return;
 		}
@@ -98,7 +98,7 @@ public class FencedTaskBeanValidator
 	}
 
 	private Set<String> taskNamesOf(Class<?> type) {
-		FencedTaskMethods resolver = this.methods.get();
+		FencedTaskResolver resolver = this.resolver.get();
 		Set<String> names = new TreeSet<>();
 		tasksOf(type).forEach(
 				(method, task) -> names.add(resolver.taskName(task, ClassUtils.getQualifiedMethodName(method, type))));
@@ -123,7 +123,7 @@ public class FencedTaskBeanValidator
 			return bean;
 		}
 		this.taskNames.addAll(taskNamesOf(targetClass));
-		FencedTaskMethods resolver = this.methods.get();
+		FencedTaskResolver resolver = this.resolver.get();
 		tasks.keySet().forEach((method) -> {
 			FencedTaskMethod task = resolver.get(method, targetClass);
 			checkIntercepted(bean, beanName, method, task);

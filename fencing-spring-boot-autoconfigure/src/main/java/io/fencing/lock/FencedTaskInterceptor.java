@@ -60,7 +60,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	 */
 	private static final int MAX_LOCKS_TRACKED = 100_000;
 
-	private final Supplier<FencedTaskMethods> methods;
+	private final Supplier<FencedTaskResolver> resolver;
 
 	private final Supplier<FencedLocks> locks;
 
@@ -85,9 +85,9 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	 * @param acceptedTokens the tokens accepted by the guarded storages, read to repair a
 	 * token counter that Redis lost
 	 */
-	public FencedTaskInterceptor(Supplier<FencedTaskMethods> methods, Supplier<FencedLocks> locks,
+	public FencedTaskInterceptor(Supplier<FencedTaskResolver> resolver, Supplier<FencedLocks> locks,
 			Supplier<ObservationRegistry> observations, Supplier<List<AcceptedTokens>> acceptedTokens) {
-		this.methods = methods;
+		this.resolver = resolver;
 		this.locks = locks;
 		this.observations = observations;
 		this.acceptedTokens = acceptedTokens;
@@ -97,7 +97,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	@Nullable public Object invoke(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
-		FencedTaskMethod task = this.methods.get().get(invocation.getMethod(), targetClass);
+		FencedTaskMethod task = this.resolver.get().get(invocation.getMethod(), targetClass);
 		Observation observation = Observation.createNotStarted(OBSERVATION_NAME, this.observations.get())
 			.lowCardinalityKeyValue(TASK_KEY, task.name())
 			.start();

@@ -1,13 +1,15 @@
 package io.fencing.lock;
 
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 
 import io.fencing.OnBusy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Lease, wait and busy behaviour of fenced tasks, from configuration. A {@code null}
- * field is not set at this level.
+ * Lease, wait and busy behaviour of fenced tasks at one level of the precedence: the
+ * {@code fencing.tasks.<name>.*} properties, a {@code @FencedTask}'s attributes, or the
+ * {@code fencing.*} properties. A {@code null} field is not set at this level.
  *
  * @param leaseTime fixed lease, {@code null} for the watchdog (or not set)
  * @param waitTime how long to wait for a busy lock
@@ -17,5 +19,26 @@ public record TaskSettings(@Nullable Duration leaseTime, @Nullable Duration wait
 
 	/** No setting at this level. */
 	static final TaskSettings UNSET = new TaskSettings(null, null, null);
+
+	/**
+	 * The one home of the rules for these settings, wherever they come from.
+	 * @param name the name of a setting in messages, from its property name: for example
+	 * {@code lease-time} to {@code fencing.tasks.stock-sync.lease-time}
+	 * @throws IllegalStateException naming the setting that a task cannot honour
+	 */
+	TaskSettings check(UnaryOperator<String> name) {
+		if (this.leaseTime != null && this.leaseTime.compareTo(Duration.ofMillis(1)) < 0) {
+			// Redisson takes milliseconds: a shorter lease would become 0, the watchdog.
+			throw new IllegalStateException(name.apply("lease-time") + " must be at least 1ms, was " + this.leaseTime
+					+ "; leave it unset for the watchdog lease");
+		}
+		if (this.waitTime != null && this.waitTime.isNegative()) {
+			throw new IllegalStateException(name.apply("wait-time") + " must not be negative, was " + this.waitTime);
+		}
+		if (this.onBusy == OnBusy.DEFAULT) {
+			throw new IllegalStateException(name.apply("on-busy") + " must be skip or fail");
+		}
+		return this;
+	}
 
 }

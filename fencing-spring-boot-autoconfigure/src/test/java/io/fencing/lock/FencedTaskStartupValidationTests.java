@@ -43,7 +43,8 @@ class FencedTaskStartupValidationTests {
 	@Test
 	void aBadDurationFailsWithTheAttribute() {
 		assertFails(BadLeaseJob.class, "BadLeaseJob.run()", "leaseTime 'soon' is not a duration");
-		assertFails(NegativeWaitJob.class, "NegativeWaitJob.run()", "waitTime '-1s' must be zero or more");
+		assertFails(NegativeWaitJob.class, "NegativeWaitJob.run()", "waitTime must not be negative, was PT-1S");
+		assertFails(SubMillisecondLeaseJob.class, "SubMillisecondLeaseJob.run()", "leaseTime must be at least 1ms");
 	}
 
 	@Test
@@ -162,6 +163,14 @@ class FencedTaskStartupValidationTests {
 	static class BadLeaseJob {
 
 		@FencedTask(value = "bad-lease", leaseTime = "soon")
+		public void run() {
+		}
+
+	}
+
+	static class SubMillisecondLeaseJob {
+
+		@FencedTask(value = "sub-millisecond", leaseTime = "500us")
 		public void run() {
 		}
 

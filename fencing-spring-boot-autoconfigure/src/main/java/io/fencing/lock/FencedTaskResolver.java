@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,7 +27,7 @@ import org.springframework.util.StringValueResolver;
  * precedence {@code fencing.tasks.<name>.*}, then the annotation, then {@code fencing.*},
  * and fails with a message naming the method when a setting is unusable.
  */
-public class FencedTaskMethods {
+public class FencedTaskResolver {
 
 	private final Map<MethodClassKey, FencedTaskMethod> methods = new ConcurrentHashMap<>();
 
@@ -37,11 +38,19 @@ public class FencedTaskMethods {
 	private final StringValueResolver placeholders;
 
 	/**
-	 * @param defaults the {@code fencing.*} settings
+	 * @param defaults the {@code fencing.*} settings, wait time and busy behaviour set
 	 * @param tasks the {@code fencing.tasks.<name>.*} overrides
 	 * @param placeholders resolves {@code ${...}} in annotation attributes
+	 * @throws IllegalStateException naming the property of a setting a task cannot honour
 	 */
-	public FencedTaskMethods(TaskSettings defaults, Map<String, TaskSettings> tasks, StringValueResolver placeholders) {
+	public FencedTaskResolver(TaskSettings defaults, Map<String, TaskSettings> tasks,
+			StringValueResolver placeholders) {
+		defaults.check((setting) -> "fencing." + setting);
+		if (defaults.waitTime() == null || defaults.onBusy() == null) {
+			throw new IllegalStateException(
+					"fencing.wait-time and fencing.on-busy must be set (by default 0s and skip)");
+		}
+		tasks.forEach((name, task) -> task.check((setting) -> "fencing.tasks." + name + "." + setting));
 		this.defaults = defaults;
 		this.tasks = Map.copyOf(tasks);
 		this.placeholders = placeholders;
@@ -84,14 +93,15 @@ public class FencedTaskMethods {
 		checkMethod(specific, description);
 
 		TaskSettings task = this.tasks.getOrDefault(name, TaskSettings.UNSET);
-		Duration leaseTime = first(task.leaseTime(), duration(annotation.leaseTime(), "leaseTime", description),
-				this.defaults.leaseTime());
-		Duration waitTime = first(task.waitTime(), duration(annotation.waitTime(), "waitTime", description),
-				this.defaults.waitTime());
-		OnBusy onBusy = first(task.onBusy(), (annotation.onBusy() != OnBusy.DEFAULT) ? annotation.onBusy() : null,
-				this.defaults.onBusy());
+		TaskSettings attributes = new TaskSettings(duration(annotation.leaseTime(), "leaseTime", description),
+				duration(annotation.waitTime(), "waitTime", description),
+				(annotation.onBusy() != OnBusy.DEFAULT) ? annotation.onBusy() : null)
+			.check((setting) -> description + ": " + attributeName(setting));
+		Duration leaseTime = first(task.leaseTime(), attributes.leaseTime(), this.defaults.leaseTime());
+		Duration waitTime = first(task.waitTime(), attributes.waitTime(), this.defaults.waitTime());
+		OnBusy onBusy = first(task.onBusy(), attributes.onBusy(), this.defaults.onBusy());
 		return new FencedTaskMethod(specific, name, description, LockNameTemplate.parse(name, description), leaseTime,
-				(waitTime != null) ? waitTime : Duration.ZERO, (onBusy != null) ? onBusy : OnBusy.SKIP);
+				Objects.requireNonNull(waitTime), Objects.requireNonNull(onBusy));
 	}
 
 	private static void checkMethod(Method method, String description) {
@@ -127,25 +137,20 @@ public class FencedTaskMethods {
 			return null;
 		}
 		String resolved = resolvePlaceholders(value, description);
-		Duration duration;
 		try {
-			duration = DurationStyle.detectAndParse(resolved.trim());
+			return DurationStyle.detectAndParse(resolved.trim());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException(description + ": " + attribute + " '" + resolved
 					+ "' is not a duration; use for example 5s, 500ms or PT5S");
 		}
-		if (duration.isNegative()) {
-			throw new IllegalStateException(
-					description + ": " + attribute + " '" + resolved + "' must be " + (attribute.equals("leaseTime")
-							? "at least 1ms; leave it empty for the watchdog lease" : "zero or more"));
-		}
-		if (attribute.equals("leaseTime") && duration.compareTo(Duration.ofMillis(1)) < 0) {
-			// Redisson takes milliseconds: a shorter lease would become 0, the watchdog.
-			throw new IllegalStateException(description + ": leaseTime '" + resolved
-					+ "' must be at least 1ms; leave it empty for the watchdog lease");
-		}
-		return duration;
+	}
+
+	/** {@code leaseTime} for {@code lease-time}. */
+	private static String attributeName(String setting) {
+		int dash = setting.indexOf('-');
+		return (dash < 0) ? setting : setting.substring(0, dash) + Character.toUpperCase(setting.charAt(dash + 1))
+				+ setting.substring(dash + 2);
 	}
 
 	private String resolvePlaceholders(String value, String description) {
