@@ -2,6 +2,8 @@ package io.fencing.sample.replay;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What one replay of the timeline showed.
  *
@@ -13,6 +15,6 @@ import java.util.List;
  * @param fencedLastToken the token stored with it
  * @param unfencedQuantity the quantity after the same steps with a plain UPDATE
  */
-public record ReplayResult(List<String> lines, long tokenA, long tokenB, String staleWrite, int fencedQuantity,
-		long fencedLastToken, int unfencedQuantity) {
+public record ReplayResult(List<String> lines, long tokenA, long tokenB, @Nullable String staleWrite,
+		int fencedQuantity, long fencedLastToken, int unfencedQuantity) {
 }

@@ -13,6 +13,7 @@ import io.fencing.StaleWriterException;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.sample.Stock;
 import io.fencing.sample.StockRepository;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -118,7 +119,7 @@ public class TimelineReplay {
 	 * A wakes up and writes 5 with its old token; returns the refusal, or null if
 	 * accepted.
 	 */
-	private String writeAsPausedOwner(Steps steps, FencingToken token) {
+	private @Nullable String writeAsPausedOwner(Steps steps, FencingToken token) {
 		try {
 			this.stock.updateQuantity(FENCED_SKU, 5);
 			steps.say("A woke up and wrote stock=5 with token %d: accepted (this must not happen)", token.value());
