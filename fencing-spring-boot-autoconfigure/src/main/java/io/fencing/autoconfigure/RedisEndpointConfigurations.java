@@ -31,7 +31,7 @@ final class RedisEndpointConfigurations {
 
 		@Bean
 		RedisEndpoint fencingRedisEndpoint(DataRedisConnectionDetails connectionDetails, Environment environment) {
-			return ConnectionDetailsRedisEndpoint.of(connectionDetails,
+			return RedisEndpointOfConnectionDetails.of(connectionDetails,
 					RedisConnectionSettings.bind(Binder.get(environment)).isSsl());
 		}
 

@@ -12,9 +12,9 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDeta
  * {@code @ServiceConnection} container or a Docker Compose service, whichever the
  * application uses.
  */
-final class ConnectionDetailsRedisEndpoint {
+final class RedisEndpointOfConnectionDetails {
 
-	private ConnectionDetailsRedisEndpoint() {
+	private RedisEndpointOfConnectionDetails() {
 	}
 
 	static RedisEndpoint of(DataRedisConnectionDetails details, boolean sslFromProperties) {
