@@ -1,5 +1,7 @@
 package io.fencing;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.dao.NonTransientDataAccessException;
 
 /**
@@ -12,16 +14,16 @@ public class StaleWriterException extends NonTransientDataAccessException {
 
 	private final long token;
 
-	private final Long acceptedToken;
+	private final @Nullable Long acceptedToken;
 
-	public StaleWriterException(String lockName, long token, Long acceptedToken) {
+	public StaleWriterException(String lockName, long token, @Nullable Long acceptedToken) {
 		super(message(lockName, token, acceptedToken));
 		this.lockName = lockName;
 		this.token = token;
 		this.acceptedToken = acceptedToken;
 	}
 
-	private static String message(String lockName, long token, Long acceptedToken) {
+	private static String message(String lockName, long token, @Nullable Long acceptedToken) {
 		String accepted = (acceptedToken != null) ? String.valueOf(acceptedToken) : "unknown";
 		return "Stale write on lock '" + lockName + "': token " + token + " is older than accepted token " + accepted
 				+ "; a newer owner has taken the lock, so nothing was written";
@@ -38,7 +40,7 @@ public class StaleWriterException extends NonTransientDataAccessException {
 	}
 
 	/** The newer token found in storage, {@code null} if unknown. */
-	public Long getAcceptedToken() {
+	public @Nullable Long getAcceptedToken() {
 		return this.acceptedToken;
 	}
 

@@ -83,11 +83,11 @@ public final class FencingAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static FencedTaskAdvisor fencedTaskAdvisor(ObjectProvider<FencedTaskResolver> resolver,
 			ObjectProvider<FencedLocks> locks, ObjectProvider<ObservationRegistry> observations,
-			ObjectProvider<AcceptedTokens> storages) {
+			ObjectProvider<AcceptedTokens> acceptedTokens) {
 		return new FencedTaskAdvisor(new FencedTaskInterceptor(SingletonSupplier.of(resolver::getObject),
 				SingletonSupplier.of(locks::getObject),
 				SingletonSupplier.of(() -> observations.getIfAvailable(() -> ObservationRegistry.NOOP)),
-				SingletonSupplier.of(() -> storages.orderedStream().toList())));
+				SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList())));
 	}
 
 	@Bean

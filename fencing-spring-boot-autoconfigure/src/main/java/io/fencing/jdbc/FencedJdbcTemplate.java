@@ -143,16 +143,35 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 			if (this.uniqueKeys.pinsOneRow(update, arguments, connection)) {
 				// One row: the fenced statement alone is all-or-nothing.
 				int rows = executeUpdate(connection, update, update.fencedArguments(arguments, token.value()));
-				if (rows != 1) {
+				if (rows > 1) {
+					pinnedSeveralRows(connection, dialect, update, arguments, token, rows);
+				}
+				else if (rows == 0) {
 					failIfNewerToken(connection, dialect, update, arguments, token);
 				}
 				return rows;
 			}
-			return inTransaction(connection, () -> {
-				int rows = executeUpdate(connection, update, update.fencedArguments(arguments, token.value()));
-				failIfNewerToken(connection, dialect, update, arguments, token);
-				return rows;
-			});
+			try {
+				return inTransaction(connection, () -> {
+					int rows = executeUpdate(connection, update, update.fencedArguments(arguments, token.value()));
+					failIfNewerToken(connection, dialect, update, arguments, token);
+					return rows;
+				});
+			}
+			catch (SQLException ex) {
+				// The fence left out the rows with a newer token, so the statement the
+				// database ran is
+				// not the one written (it may break a unique key the full one would not):
+				// when the
+				// fence left rows out, that is the cause to report.
+				try {
+					failIfNewerToken(connection, dialect, update, arguments, token);
+				}
+				catch (SQLException checkFailure) {
+					ex.addSuppressed(checkFailure);
+				}
+				throw ex;
+			}
 		});
 		return (changed != null) ? changed : 0;
 	}
@@ -246,11 +265,14 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 	private OptionalLong newest(Connection connection, List<String> queries) {
 		OptionalLong newest = OptionalLong.empty();
 		for (String sql : queries) {
-			try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(sql)) {
-				if (result.next()) {
-					long token = result.getLong(1);
-					if (!result.wasNull() && (newest.isEmpty() || token > newest.getAsLong())) {
-						newest = OptionalLong.of(token);
+			try (Statement statement = connection.createStatement()) {
+				applyStatementSettings(statement);
+				try (ResultSet result = statement.executeQuery(sql)) {
+					if (result.next()) {
+						long token = result.getLong(1);
+						if (!result.wasNull() && (newest.isEmpty() || token > newest.getAsLong())) {
+							newest = OptionalLong.of(token);
+						}
 					}
 				}
 			}
@@ -260,6 +282,11 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 			}
 		}
 		return newest;
+	}
+
+	/** An identifier from the metadata, quoted, with its own quote characters doubled. */
+	private static String quoted(String identifier, String quote) {
+		return quote.isEmpty() ? identifier : quote + identifier.replace(quote, quote + quote) + quote;
 	}
 
 	private List<String> newestTokenOfEveryTable(Connection connection) throws SQLException {
@@ -280,9 +307,9 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 				}
 				String schema = rows.getString("TABLE_SCHEM");
 				String qualifier = (schema != null) ? schema : rows.getString("TABLE_CAT");
-				queries.add("SELECT MAX(" + quote + name + quote + ") FROM "
-						+ ((qualifier != null) ? quote + qualifier + quote + "." : "") + quote
-						+ rows.getString("TABLE_NAME") + quote);
+				queries.add("SELECT MAX(" + quoted(name, quote) + ") FROM "
+						+ ((qualifier != null) ? quoted(qualifier, quote) + "." : "")
+						+ quoted(rows.getString("TABLE_NAME"), quote));
 			}
 		}
 		return queries;
@@ -357,6 +384,32 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		// repair.
 		this.newestTokenQueriesOfGuardedTables.add(update.newestTokenOfTableSql());
 		return rows;
+	}
+
+	/**
+	 * The statement changed several rows although a unique key of its table pinned one:
+	 * the table's keys changed after they were read (a unique key dropped while the
+	 * application runs). They are read again for the next statement; this one is checked
+	 * now. In the caller's transaction a refusal rolls it all back with the caller's; in
+	 * auto-commit mode the rows that passed the fence are already committed, and the
+	 * error says so.
+	 */
+	private void pinnedSeveralRows(Connection connection, Dialect dialect, GuardedUpdate update, Object[] arguments,
+			FencingToken token, int rows) throws SQLException {
+		this.uniqueKeys.forget(update);
+		try {
+			failIfNewerToken(connection, dialect, update, arguments, token);
+		}
+		catch (StaleWriterException ex) {
+			if (connection.getAutoCommit()) {
+				logger.error("Guarded update wrote " + rows + " rows of " + update.table().name().name()
+						+ " before a newer token was found among the rows it targets: its table no longer has the "
+						+ "unique key it had when the statement was first run, and the statement ran outside a "
+						+ "transaction. Run guarded updates in a transaction, or restart after changing keys: "
+						+ update.originalSql());
+			}
+			throw ex;
+		}
 	}
 
 	/**

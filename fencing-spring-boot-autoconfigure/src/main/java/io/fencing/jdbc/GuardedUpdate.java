@@ -117,7 +117,7 @@ final class GuardedUpdate {
 		return this.oneRowRule;
 	}
 
-	void oneRowRule(OneRowRule rule) {
+	void oneRowRule(@Nullable OneRowRule rule) {
 		this.oneRowRule = rule;
 	}
 

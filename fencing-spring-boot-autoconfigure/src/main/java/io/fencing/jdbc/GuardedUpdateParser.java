@@ -101,15 +101,13 @@ final class GuardedUpdateParser {
 		Table table = update.getTable();
 		List<String> whereWords = (where != null) ? words(where.toString()) : List.of();
 		rejectSubqueriesOnTheUpdatedTable(update, whereWords, sql);
-		// The parser nests OR under AND in some statements ("a AND b IN (...) OR c" as
-		// "a AND (b IN (...) OR c)"): only a condition without OR is trusted to pin a
-		// row.
+		// The parser nests OR under AND in some statements ("a AND b IN (...) OR c" as "a
+		// AND (b IN (...) OR c)"): only a condition without OR is trusted to pin a row.
 		List<Equality> equalities = parsed.hasOr() ? List.of() : equalities(where, table);
 
 		// The driver binds the parameters of the statement that runs, the parser's own
-		// rendering:
-		// count them there, SET first (they precede WHERE in an UPDATE without FROM or
-		// JOIN).
+		// rendering: count them there, SET first (they precede WHERE in an UPDATE without
+		// FROM or JOIN).
 		update.setWhere(null);
 		int setParameters = parseStatements(update.toString()).parameterCount();
 		update.setWhere(where);
@@ -126,10 +124,9 @@ final class GuardedUpdateParser {
 		String fencedSql = update.toString();
 
 		// The fence first, so that the check skips the rows this statement has just
-		// written. When the
-		// condition reads a written column, a CASE keeps it off those rows altogether: a
-		// database may
-		// evaluate it first and fail on a written value ('W1' in "sku IN (7, 8)" on H2).
+		// written. When the condition reads a written column, a CASE keeps it off those
+		// rows altogether: a database may evaluate it first and fail on a written value
+		// ('W1' in "sku IN (7, 8)" on H2).
 		Expression newer = new GreaterThan(fenceColumn, new JdbcParameter());
 		Expression check = newer;
 		if (originalCondition != null) {
@@ -166,10 +163,8 @@ final class GuardedUpdateParser {
 			return;
 		}
 		// Any mention of the table's name that does not qualify a column ("t.sku") counts
-		// as reading
-		// it, however the subquery names it: "FROM db.schema.t", "FROM ONLY t", "FROM
-		// (t)",
-		// "STRAIGHT_JOIN t".
+		// as reading it, however the subquery names it: "FROM db.schema.t", "FROM ONLY
+		// t", "FROM (t)", "STRAIGHT_JOIN t".
 		String table = unquote(update.getTable().getName());
 		for (int i = 0; i < whereWords.size(); i++) {
 			boolean qualifiesAColumn = i + 1 < whereWords.size() && whereWords.get(i + 1).equals(".");
@@ -336,8 +331,8 @@ final class GuardedUpdateParser {
 
 	private Column tokenColumnOf(Table table) {
 		// Qualified by the alias only: PostgreSQL rejects a table-qualified column in
-		// SET, and an
-		// unqualified name at the top level of WHERE always means the updated table.
+		// SET, and an unqualified name at the top level of WHERE always means the updated
+		// table.
 		if (table.getAlias() != null) {
 			return new Column(new Table(table.getAlias().getName()), this.tokenColumn);
 		}

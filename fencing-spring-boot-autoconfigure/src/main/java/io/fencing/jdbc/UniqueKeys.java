@@ -49,6 +49,12 @@ final class UniqueKeys {
 		return rule.pinsOneRow(args);
 	}
 
+	/** Forgets what was read for {@code update}'s table, so that it is read again. */
+	void forget(GuardedUpdate update) {
+		this.tables.remove(update.table());
+		update.oneRowRule(null);
+	}
+
 	private OneRowRule resolve(GuardedUpdate update, Connection connection) throws SQLException {
 		if (update.equalities().isEmpty()) {
 			return OneRowRule.NEVER;

@@ -3,9 +3,9 @@ package io.fencing.lock;
 import java.util.OptionalLong;
 
 /**
- * The newest fencing tokens that guarded storages have accepted, whatever the lock. Read
- * only when Redis may have lost a token counter, to raise it above everything already
- * written.
+ * The newest fencing tokens that the guarded tables have accepted, whatever the lock.
+ * Read only when Redis may have lost a token counter, to raise it above everything
+ * already written.
  */
 public interface AcceptedTokens {
 

@@ -102,6 +102,9 @@ public class FencedLocks {
 			throws InterruptedException {
 		RedissonFencedLock lock = fencedLock(lockName);
 		long owner = -OWNER_IDS.incrementAndGet();
+		// Before the request: the lease runs from when Redis took the lock, which is no
+		// later.
+		long requestedAt = System.nanoTime();
 		long lease = (leaseTime != null) ? leaseTime.toMillis() : -1;
 		CompletableFuture<Long> acquisition = lock
 			.tryLockAndGetTokenAsync(waitTime.toMillis(), lease, TimeUnit.MILLISECONDS, owner)
@@ -112,9 +115,8 @@ public class FencedLocks {
 		}
 		catch (InterruptedException ex) {
 			// The acquisition may still complete: give it back whenever it does, and if
-			// it took the
-			// first token of a missing counter, unchecked, have the next acquisition
-			// check it.
+			// it took the first token of a missing counter, unchecked, have the next
+			// acquisition check it.
 			acquisition.whenComplete((acquired, error) -> {
 				if (acquired != null && acquired == 1L) {
 					forgetCounterCheck(lock);
@@ -125,9 +127,8 @@ public class FencedLocks {
 		}
 		catch (ExecutionException ex) {
 			// The acquisition may have reached Redis with its reply lost, or a
-			// replication check
-			// failed after the lock was written: give it back, without keeping the
-			// caller.
+			// replication check failed after the lock was written: give it back, without
+			// keeping the caller.
 			giveBack(lock, owner);
 			Throwable cause = ex.getCause();
 			if (isReplicationFailure(cause)) {
@@ -144,7 +145,7 @@ public class FencedLocks {
 		if (token == null) {
 			return null;
 		}
-		return new HeldLock(lock, owner, new FencingToken(lockName, token), leaseTime, System.nanoTime());
+		return new HeldLock(lock, owner, new FencingToken(lockName, token), leaseTime, requestedAt);
 	}
 
 	/**
@@ -219,8 +220,17 @@ public class FencedLocks {
 	 * again.
 	 */
 	public void forgetCounterCheck(RedissonFencedLock lock) {
-		script().evalAsync(lock.getName(), RScript.Mode.READ_WRITE, "return redis.call('del', KEYS[1])",
-				RScript.ReturnType.LONG, List.of(rawKey(checkedKey(lock))));
+		script()
+			.evalAsync(lock.getName(), RScript.Mode.READ_WRITE, "return redis.call('del', KEYS[1])",
+					RScript.ReturnType.LONG, List.of(rawKey(checkedKey(lock))))
+			.whenComplete((deleted, error) -> {
+				if (error != null) {
+					logger.warn(
+							"Could not clear the check mark of lock '" + lock.getName() + "' at "
+									+ this.redisDescription + "; its counter is checked again only when its token is 1",
+							error);
+				}
+			});
 	}
 
 	private RScript script() {
@@ -277,7 +287,7 @@ public class FencedLocks {
 	 * @param owner the owner id of this acquisition, Redisson's "thread id"
 	 * @param token the token of this acquisition
 	 * @param leaseTime the fixed lease, {@code null} for the watchdog
-	 * @param acquiredAtNanos {@link System#nanoTime()} at acquisition
+	 * @param acquiredAtNanos {@link System#nanoTime()} when the acquisition was requested
 	 */
 	public record HeldLock(RedissonFencedLock lock, long owner, FencingToken token, @Nullable Duration leaseTime,
 			long acquiredAtNanos) {

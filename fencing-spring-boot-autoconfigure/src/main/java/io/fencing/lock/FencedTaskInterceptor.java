@@ -82,7 +82,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	/**
 	 * The collaborators are looked up on first use: the interceptor is created while the
 	 * context still registers its post-processors.
-	 * @param acceptedTokens the tokens accepted by the guarded storages, read to repair a
+	 * @param acceptedTokens the tokens accepted by the guarded tables, read to repair a
 	 * token counter that Redis lost
 	 */
 	public FencedTaskInterceptor(Supplier<FencedTaskResolver> resolver, Supplier<FencedLocks> locks,
@@ -359,22 +359,20 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 
 	private static void release(FencedLocks locks, HeldLock held, FencedTaskMethod task) {
 		Duration ran = Duration.ofNanos(System.nanoTime() - held.acquiredAtNanos());
-		boolean overran = held.leaseTime() != null && ran.compareTo(held.leaseTime()) > 0;
+		Duration lease = held.leaseTime();
+		boolean overran = (lease != null) && ran.compareTo(lease) > 0;
 		boolean released = locks.release(held);
-		if (!overran && !released) {
-			logger.warn(task.description() + " with token " + held.token().value() + " ran " + ran.toMillis()
-					+ " ms and found lock '" + held.token().lockName() + "' no longer its own, with lease time left: "
-					+ "Redis lost it (a restart, FLUSHALL or failover) or it was unlocked by force. Another owner may "
-					+ "have taken it, and if one did, this run's guarded writes from then on were refused.");
-			return;
+		String run = task.description() + " with token " + held.token().value() + " ran " + ran.toMillis() + " ms";
+		String consequence = "another owner may have taken lock '" + held.token().lockName() + "', and the rows it "
+				+ "has written since refuse this run's guarded writes.";
+		if (lease != null && overran) {
+			logger.warn(run + ", past its " + lease.toMillis() + " ms lease: " + consequence
+					+ " The lock is left to its current owner; raise the lease or shorten the task.");
 		}
-		if (overran || !released) {
-			String lease = (held.leaseTime() != null) ? "its " + held.leaseTime().toMillis() + " ms lease"
-					: "its watchdog lease (renewal failed)";
-			logger.warn(task.description() + " with token " + held.token().value() + " ran " + ran.toMillis() + " ms"
-					+ ", past " + lease + ": another owner may have taken lock '" + held.token().lockName()
-					+ "', and if one did, this run's guarded writes from then on were refused. The lock is left to "
-					+ "its current owner; raise the lease or shorten the task.");
+		else if (!released) {
+			logger.warn(run + " and found lock '" + held.token().lockName() + "' no longer its own before its lease "
+					+ "ended: Redis lost it (a restart, FLUSHALL or failover), the watchdog could not renew it, or it "
+					+ "was unlocked by force; " + consequence);
 		}
 	}
 

@@ -269,9 +269,8 @@ final class GuardedUpdateGrammar {
 			.as((column, a, b) -> Sql.of(column + " IN (" + a + ", " + b + ")"));
 		if (this.dialect == Dialect.H2) {
 			// H2 2.4 answers "sku = ?" bound to a number differently from one query plan
-			// to the next
-			// ('07' but not '7'), so the database would not agree with itself: literals
-			// only.
+			// to the next ('07' but not '7'), so the database would not agree with
+			// itself: literals only.
 			return Arbitraries.frequencyOf(Tuple.of(4, literal), Tuple.of(1, literals));
 		}
 		Arbitrary<Sql> parameter = Combinators.combine(column("sku", scope), numbers)

@@ -3,10 +3,12 @@ package io.fencing.jdbc;
 import javax.sql.DataSource;
 
 import io.fencing.FencingToken;
+import io.fencing.StaleWriterException;
 import io.fencing.test.TestServices;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class H2GuardedUpdateTests extends GuardedUpdateContractTests {
 
@@ -23,8 +25,7 @@ class H2GuardedUpdateTests extends GuardedUpdateContractTests {
 	@Test
 	void aConditionOnAWrittenColumnIsNotEvaluatedOnTheRowsJustWritten() {
 		// Found by the generative test. H2 compares sku with 7 as numbers: evaluated on
-		// the written
-		// 'W1', the check failed.
+		// the written 'W1', the check failed.
 		FencedJdbcTemplate jdbc = new FencedJdbcTemplate(TestServices.h2());
 		jdbc.execute("CREATE TABLE numbered (sku VARCHAR(8) PRIMARY KEY, last_token BIGINT NOT NULL DEFAULT 0)");
 		try {
@@ -37,6 +38,31 @@ class H2GuardedUpdateTests extends GuardedUpdateContractTests {
 		}
 		finally {
 			jdbc.execute("DROP TABLE numbered");
+		}
+	}
+
+	@Test
+	void aStatementThatChangedSeveralRowsByADroppedKeyTakesTheCheckedPathFromThenOn() {
+		FencedJdbcTemplate jdbc = new FencedJdbcTemplate(TestServices.h2());
+		jdbc.execute("CREATE TABLE rekeyed (id INT PRIMARY KEY, sku VARCHAR(8) NOT NULL, quantity INT, "
+				+ "last_token BIGINT NOT NULL DEFAULT 0, CONSTRAINT rekeyed_sku UNIQUE (sku))");
+		try {
+			String sql = "UPDATE rekeyed SET quantity = ? WHERE sku = ?";
+			jdbc.update("INSERT INTO rekeyed (id, sku) VALUES (1, 'A-1')");
+			assertThat(jdbc.guardedUpdate(new FencingToken("rekeyed", 2), sql, 1, "A-1")).isOne();
+			// The unique key the one-row path relied on is dropped while the application
+			// runs.
+			jdbc.execute("ALTER TABLE rekeyed DROP CONSTRAINT rekeyed_sku");
+			jdbc.update("INSERT INTO rekeyed (id, sku) VALUES (2, 'A-1')");
+			assertThat(jdbc.guardedUpdate(new FencingToken("rekeyed", 3), sql, 2, "A-1")).isEqualTo(2);
+			jdbc.update("INSERT INTO rekeyed (id, sku, last_token) VALUES (3, 'A-1', 9)");
+			assertThatExceptionOfType(StaleWriterException.class)
+				.isThrownBy(() -> jdbc.guardedUpdate(new FencingToken("rekeyed", 4), sql, 3, "A-1"));
+			assertThat(jdbc.queryForList("SELECT quantity FROM rekeyed ORDER BY id", Integer.class)).containsExactly(2,
+					2, null);
+		}
+		finally {
+			jdbc.execute("DROP TABLE rekeyed");
 		}
 	}
 

@@ -241,9 +241,8 @@ class RedisFaultTests {
 			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
 			createTable(jdbc, this.table, 1000);
 			// A run took token 1 from a missing counter and stopped before checking it
-			// (interrupted,
-			// storage unreadable, a crash): the next token, 2, is no proof that the
-			// counter was checked.
+			// (interrupted, storage unreadable, a crash): the next token, 2, is no proof
+			// that the counter was checked.
 			redis.command("SET", "redisson_lock_token:{" + this.lock + "}", "1");
 			FencingToken next = context.getBean(Jobs.class).write(7);
 			assertThat(next.value()).isGreaterThan(1000);

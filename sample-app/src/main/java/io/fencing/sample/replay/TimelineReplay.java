@@ -49,9 +49,8 @@ public class TimelineReplay {
 	public synchronized ReplayResult run() {
 		Steps steps = new Steps();
 		// Demo set-up, not a protected write: both rows start at 10. The token column is
-		// left as it
-		// is: a token accepted in storage must never go back, or a stale owner could
-		// write again.
+		// left as it is: a token accepted in storage must never go back, or a stale owner
+		// could write again.
 		this.jdbc.update("UPDATE stock SET quantity = 10 WHERE sku IN (?, ?)", FENCED_SKU, UNFENCED_SKU);
 
 		CountDownLatch aHolds = new CountDownLatch(1);
@@ -104,8 +103,7 @@ public class TimelineReplay {
 		steps.say("with fence: stock=%d last_token=%d", fenced.quantity(), fenced.lastToken());
 
 		// The same two late writes without a fence, deliberately plain UPDATEs: B writes
-		// 8, then the
-		// stale A overwrites it.
+		// 8, then the stale A overwrites it.
 		this.jdbc.update("UPDATE stock SET quantity = ? WHERE sku = ?", 8, UNFENCED_SKU);
 		this.jdbc.update("UPDATE stock SET quantity = ? WHERE sku = ?", 5, UNFENCED_SKU);
 		Stock unfenced = this.stock.find(UNFENCED_SKU);
