@@ -19,7 +19,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class FencingProperties {
 
 	/**
-	 * Whether @FencedTask methods are intercepted and the fencing beans are created.
+	 * Whether @FencedTask methods run under their lock and guarded updates are fenced. When
+	 * false, both run unguarded, and a warning at startup says so.
 	 */
 	private boolean enabled = true;
 

@@ -26,7 +26,7 @@ public final class TokenBindings {
 	}
 
 	/** The innermost live binding of this thread, or {@code null}. */
-	@Nullable public static Binding current() {
+	public static @Nullable Binding current() {
 		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
 			if (!binding.acquisition().hasEnded()) {
 				return binding;
@@ -36,7 +36,7 @@ public final class TokenBindings {
 	}
 
 	/** The innermost live binding of this thread for the given lock, or {@code null}. */
-	@Nullable public static Binding find(String lockName) {
+	public static @Nullable Binding find(String lockName) {
 		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
 			if (!binding.acquisition().hasEnded() && binding.token().lockName().equals(lockName)) {
 				return binding;
@@ -76,19 +76,19 @@ public final class TokenBindings {
 	/**
 	 * Binds the acquisition innermost on this thread and returns the binding to restore.
 	 */
-	@Nullable public static Binding bind(Acquisition acquisition) {
+	public static @Nullable Binding bind(Acquisition acquisition) {
 		Binding previous = CURRENT.get();
 		CURRENT.set(new Binding(acquisition, previous));
 		return previous;
 	}
 
 	/** The whole chain of this thread, ended bindings included, to capture or restore. */
-	@Nullable public static Binding chain() {
+	public static @Nullable Binding chain() {
 		return CURRENT.get();
 	}
 
 	/** Makes {@code binding} this thread's bindings and returns the ones it replaced. */
-	@Nullable public static Binding restore(@Nullable Binding binding) {
+	public static @Nullable Binding restore(@Nullable Binding binding) {
 		Binding previous = CURRENT.get();
 		if (binding == null) {
 			CURRENT.remove();

@@ -79,7 +79,7 @@ final class OneRowRule {
 		 * The type of a column of JDBC type {@code jdbcType}, {@code null} when none
 		 * fits.
 		 */
-		@Nullable static KeyType of(int jdbcType) {
+		static @Nullable KeyType of(int jdbcType) {
 			return switch (jdbcType) {
 				case Types.CHAR, Types.VARCHAR, Types.LONGVARCHAR, Types.NCHAR, Types.NVARCHAR, Types.LONGNVARCHAR ->
 					CHARACTER;

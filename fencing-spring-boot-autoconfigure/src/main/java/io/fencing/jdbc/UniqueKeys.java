@@ -79,8 +79,8 @@ final class UniqueKeys {
 	 * The argument checks under which the equalities cover {@code key}, or {@code null}
 	 * if never.
 	 */
-	@Nullable private static List<ArgumentCheck> checksPinning(Set<String> key, TableKeys table, List<Equality> equalities,
-			IdentifierCase names) {
+	private static @Nullable List<ArgumentCheck> checksPinning(Set<String> key, TableKeys table,
+			List<Equality> equalities, IdentifierCase names) {
 		List<ArgumentCheck> checks = new ArrayList<>();
 		for (String column : key) {
 			KeyType type = KeyType.of(table.columnTypes().getOrDefault(column, Types.OTHER));

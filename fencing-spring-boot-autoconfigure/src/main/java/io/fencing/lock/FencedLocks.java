@@ -98,7 +98,7 @@ public class FencedLocks {
 	 * @throws InterruptedException when the thread was interrupted while waiting;
 	 * whatever is acquired is given back in the background
 	 */
-	@Nullable public HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
+	public @Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
 		RedissonFencedLock lock = fencedLock(lockName);
 		long owner = -OWNER_IDS.incrementAndGet();
@@ -187,7 +187,7 @@ public class FencedLocks {
 	 * @return the new token, or {@code null} when this acquisition no longer holds the
 	 * lock
 	 */
-	@Nullable public FencingToken reissueAbove(HeldLock held, long floor) {
+	public @Nullable FencingToken reissueAbove(HeldLock held, long floor) {
 		RedissonFencedLock lock = held.lock();
 		String ownerField = lock.getServiceManager().getId() + ":" + held.owner();
 		Long token = script().eval(lock.getName(), RScript.Mode.READ_WRITE, REISSUE_ABOVE, RScript.ReturnType.LONG,

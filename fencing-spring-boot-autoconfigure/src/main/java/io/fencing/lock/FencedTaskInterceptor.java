@@ -94,7 +94,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 	}
 
 	@Override
-	@Nullable public Object invoke(MethodInvocation invocation) throws Throwable {
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
 		FencedTaskMethod task = this.resolver.get().get(invocation.getMethod(), targetClass);
@@ -114,7 +114,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		}
 	}
 
-	@Nullable private Object run(FencedTaskMethod task, MethodInvocation invocation, @Nullable Object target,
+	private @Nullable Object run(FencedTaskMethod task, MethodInvocation invocation, @Nullable Object target,
 			Observation observation) throws Throwable {
 		String lockName = task.lockName(invocation.getArguments(), target);
 
@@ -185,7 +185,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		return "failed";
 	}
 
-	@Nullable private static Object proceedWith(Acquisition acquisition, MethodInvocation invocation) throws Throwable {
+	private static @Nullable Object proceedWith(Acquisition acquisition, MethodInvocation invocation) throws Throwable {
 		Binding previous = TokenBindings.bind(acquisition);
 		try {
 			return invocation.proceed();
@@ -195,7 +195,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		}
 	}
 
-	@Nullable private Object busy(FencedTaskMethod task, String lockName) {
+	private @Nullable Object busy(FencedTaskMethod task, String lockName) {
 		if (task.onBusy() == OnBusy.SKIP) {
 			reportSkip(task, lockName);
 		}
@@ -234,7 +234,8 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 				+ " (on-busy = skip). Reported at most once a minute per lock.");
 	}
 
-	@Nullable private static Object notAcquired(FencedTaskMethod task, String lockName, String why, boolean interrupted) {
+	private static @Nullable Object notAcquired(FencedTaskMethod task, String lockName, String why,
+			boolean interrupted) {
 		if (task.onBusy() == OnBusy.FAIL) {
 			String message = Character.toUpperCase(why.charAt(0)) + why.substring(1) + "; " + task.description()
 					+ " did not run (on-busy = fail)";

@@ -20,13 +20,13 @@ final class FencedTaskMethod {
 
 	private final LockNameTemplate lockName;
 
-	@Nullable private final Duration leaseTime;
+	private final @Nullable Duration leaseTime;
 
 	private final Duration waitTime;
 
 	private final OnBusy onBusy;
 
-	@Nullable private final Object skippedResult;
+	private final @Nullable Object skippedResult;
 
 	FencedTaskMethod(Method method, String name, String description, LockNameTemplate lockName,
 			@Nullable Duration leaseTime, Duration waitTime, OnBusy onBusy) {

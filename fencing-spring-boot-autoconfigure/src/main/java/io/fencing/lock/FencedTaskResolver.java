@@ -132,7 +132,7 @@ public class FencedTaskResolver {
 				|| ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) != null);
 	}
 
-	@Nullable private Duration duration(String value, String attribute, String description) {
+	private @Nullable Duration duration(String value, String attribute, String description) {
 		if (value.isEmpty()) {
 			return null;
 		}
@@ -164,7 +164,7 @@ public class FencedTaskResolver {
 	}
 
 	@SafeVarargs
-	@Nullable private static <T> T first(@Nullable T... candidates) {
+	private static <T> @Nullable T first(@Nullable T... candidates) {
 		for (T candidate : candidates) {
 			if (candidate != null) {
 				return candidate;
