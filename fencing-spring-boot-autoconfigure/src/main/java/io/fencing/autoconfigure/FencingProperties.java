@@ -19,8 +19,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class FencingProperties {
 
 	/**
-	 * Whether @FencedTask methods run under their lock and guarded updates are fenced. When
-	 * false, both run unguarded, and a warning at startup says so.
+	 * Whether @FencedTask methods run under their lock and guarded updates are fenced.
+	 * When false, both run unguarded, and a warning at startup says so.
 	 */
 	private boolean enabled = true;
 
