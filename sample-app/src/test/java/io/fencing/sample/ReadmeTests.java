@@ -2,6 +2,7 @@ package io.fencing.sample;
 
 import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,8 +18,16 @@ import javax.tools.JavaFileObject;
 import javax.tools.SimpleJavaFileObject;
 import javax.tools.ToolProvider;
 
+import io.fencing.OnBusy;
+import io.fencing.autoconfigure.FencingProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.env.YamlPropertySourceLoader;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.io.ByteArrayResource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -73,6 +82,18 @@ class ReadmeTests {
 				.toList()
 				.toString())
 			.isTrue();
+	}
+
+	@Test
+	void theFencedJobConfigurationBindsToTheStartersProperties() throws IOException {
+		List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("README",
+				new ByteArrayResource(blocks("yaml").get(0).getBytes(StandardCharsets.UTF_8)));
+		FencingProperties fencing = new Binder(ConfigurationPropertySources.from(sources)).bindOrCreate("fencing",
+				FencingProperties.class);
+		assertThat(fencing.getWaitTime()).isZero();
+		assertThat(fencing.getOnBusy()).isEqualTo(OnBusy.SKIP);
+		assertThat(fencing.getTasks()).containsOnlyKeys("stock-sync");
+		assertThat(fencing.getTasks().get("stock-sync").getLeaseTime()).hasSeconds(30);
 	}
 
 	@Test
