@@ -139,7 +139,8 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		GuardedUpdate update = rewrite(sql);
 		update.checkArguments(arguments);
 		Integer changed = execute((Connection connection) -> {
-			Dialect dialect = dialect(connection, update);
+			Dialect dialect = dialect(connection);
+			rejectWhatTheDialectReadsOtherwise(dialect, update);
 			if (this.uniqueKeys.pinsOneRow(update, arguments, connection)) {
 				// One row: the fenced statement alone is all-or-nothing.
 				int rows = executeUpdate(connection, update, update.fencedArguments(arguments, token.value()));
@@ -160,10 +161,9 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 			}
 			catch (SQLException ex) {
 				// The fence left out the rows with a newer token, so the statement the
-				// database ran is
-				// not the one written (it may break a unique key the full one would not):
-				// when the
-				// fence left rows out, that is the cause to report.
+				// database ran is not the one written (it may break a unique key the full
+				// one would not): when the fence left rows out, that is the cause to
+				// report.
 				try {
 					failIfNewerToken(connection, dialect, update, arguments, token);
 				}
@@ -193,7 +193,8 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 			return new int[0];
 		}
 		return execute((Connection connection) -> {
-			Dialect dialect = dialect(connection, update);
+			Dialect dialect = dialect(connection);
+			rejectWhatTheDialectReadsOtherwise(dialect, update);
 			return inTransaction(connection, () -> {
 				int[] counts;
 				try (PreparedStatement statement = connection.prepareStatement(update.fencedSql())) {
@@ -296,8 +297,7 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		String quote = metaData.getIdentifierQuoteString().trim();
 		// MySQL and MariaDB: a catalog is a database, and a guarded UPDATE may name
 		// another one.
-		String catalog = (Dialect.of(metaData.getDatabaseProductName()) == Dialect.MYSQL) ? null
-				: connection.getCatalog();
+		String catalog = (dialect(connection) == Dialect.MYSQL) ? null : connection.getCatalog();
 		List<String> queries = new ArrayList<>();
 		try (ResultSet rows = metaData.getColumns(catalog, null, null, column)) {
 			while (rows.next()) {
@@ -354,12 +354,17 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		return rewrite.update();
 	}
 
-	private Dialect dialect(Connection connection, GuardedUpdate update) throws SQLException {
+	private Dialect dialect(Connection connection) throws SQLException {
 		Dialect dialect = this.dialect;
 		if (dialect == null) {
 			dialect = Dialect.of(connection.getMetaData().getDatabaseProductName());
 			this.dialect = dialect;
 		}
+		return dialect;
+	}
+
+	/** Refuses what {@code dialect} reads otherwise than the SQL parser did. */
+	private static void rejectWhatTheDialectReadsOtherwise(Dialect dialect, GuardedUpdate update) {
 		if (dialect == Dialect.MYSQL && update.usesDoublePipe()) {
 			throw new IllegalArgumentException("Guarded update refused: MySQL and MariaDB read '||' as OR (unless "
 					+ "sql_mode has PIPES_AS_CONCAT) where the SQL parser reads a concatenation, so the fence could "
@@ -370,7 +375,6 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 					+ "after it as two minus signs where the SQL parser reads a comment; write '-- ' for a comment, "
 					+ "or '- -' for the arithmetic: " + update.originalSql());
 		}
-		return dialect;
 	}
 
 	private int executeUpdate(Connection connection, GuardedUpdate update, Object[] arguments) throws SQLException {

@@ -109,7 +109,7 @@ final class GuardedUpdateParser {
 		// rendering: count them there, SET first (they precede WHERE in an UPDATE without
 		// FROM or JOIN).
 		update.setWhere(null);
-		int setParameters = parseStatements(update.toString()).parameterCount();
+		int setParameters = parameterCountOf(update.toString(), sql);
 		update.setWhere(where);
 		int whereParameters = parameterCountOf(update.toString(), sql) - setParameters;
 		if (setParameters + whereParameters != parsed.parameterCount()) {
