@@ -22,7 +22,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
@@ -32,16 +31,17 @@ import org.springframework.util.function.SingletonSupplier;
 /**
  * Auto-configuration of {@link FencedTask}: Redisson fenced locks around annotated
  * methods. Uses the application's {@link RedissonClient} when there is one, otherwise
- * builds one from Boot's Redis connection details (when the application uses Boot's Redis
- * support) or the standard {@code spring.data.redis.*} properties, without touching the
- * application's own Redis beans.
+ * builds one from the Redisson file in {@code fencing.redis.config} or from Boot's Redis
+ * connection details, without touching the application's own Redis beans.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.redisson.spring.starter.RedissonAutoConfigurationV2" })
 @ConditionalOnClass(RedissonClient.class)
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FencingProperties.class)
-@Import({ RedisEndpointConfigurations.FromConnectionDetails.class, RedisEndpointConfigurations.FromProperties.class })
+@Import({ FencingRedissonConfigurations.FromRedissonFile.class,
+		FencingRedissonConfigurations.FromConnectionDetails.class,
+		FencingRedissonConfigurations.WithoutConnectionDetails.class })
 public final class FencingAutoConfiguration {
 
 	/**
@@ -51,16 +51,15 @@ public final class FencingAutoConfiguration {
 
 	@Bean(name = REDISSON_CLIENT_BEAN_NAME, destroyMethod = "shutdown")
 	@ConditionalOnMissingBean(RedissonClient.class)
-	Redisson fencingRedissonClient(RedisEndpoint fencingRedisEndpoint, Environment environment) {
-		RedisConnectionSettings settings = RedisConnectionSettings.bind(Binder.get(environment));
-		return (Redisson) Redisson.create(settings.toRedissonConfig(fencingRedisEndpoint));
+	Redisson fencingRedissonClient(FencingRedissonConfig fencingRedissonConfig) {
+		return (Redisson) Redisson.create(fencingRedissonConfig.config());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	FencedLocks fencedLocks(RedissonClient redisson, ObjectProvider<RedisEndpoint> fencingRedisEndpoint) {
-		RedisEndpoint endpoint = fencingRedisEndpoint.getIfAvailable();
-		return new FencedLocks(redisson, (endpoint != null) ? endpoint.describe() : "the application's RedissonClient");
+	FencedLocks fencedLocks(RedissonClient redisson, ObjectProvider<FencingRedissonConfig> fencingRedissonConfig) {
+		FencingRedissonConfig own = fencingRedissonConfig.getIfAvailable();
+		return new FencedLocks(redisson, (own != null) ? own.location() : "the application's RedissonClient");
 	}
 
 	@Bean

@@ -9,6 +9,7 @@ import io.fencing.jdbc.FencedJdbcTemplate;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.io.Resource;
 
 /**
  * Configuration of fenced tasks and guarded updates. The rules for the task settings live
@@ -49,6 +50,8 @@ public class FencingProperties {
 
 	private final Jdbc jdbc = new Jdbc();
 
+	private final Redis redis = new Redis();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -87,6 +90,10 @@ public class FencingProperties {
 
 	public Jdbc getJdbc() {
 		return this.jdbc;
+	}
+
+	public Redis getRedis() {
+		return this.redis;
 	}
 
 	/**
@@ -162,6 +169,27 @@ public class FencingProperties {
 
 		public void setStatementCacheSize(int statementCacheSize) {
 			this.statementCacheSize = statementCacheSize;
+		}
+
+	}
+
+	/** The Redis that holds the locks and their token counters. */
+	public static class Redis {
+
+		/**
+		 * Redisson configuration file (YAML) for the starter's own Redisson client, for
+		 * settings that spring.data.redis.* does not have. Unset: the client is built
+		 * from Boot's Redis connection details. Ignored when the application defines its
+		 * own RedissonClient bean.
+		 */
+		private @Nullable Resource config;
+
+		public @Nullable Resource getConfig() {
+			return this.config;
+		}
+
+		public void setConfig(@Nullable Resource config) {
+			this.config = config;
 		}
 
 	}

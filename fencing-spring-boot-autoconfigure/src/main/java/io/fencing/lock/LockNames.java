@@ -3,9 +3,11 @@ package io.fencing.lock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Checks lock names. Redisson derives the token key from the lock name and hashes both by
- * the part in braces, so an unbalanced brace would put the lock and its token in
- * different Redis Cluster slots.
+ * Checks lock names. Redisson names the token counter {@code redisson_lock_token:{name}},
+ * or {@code redisson_lock_token:name} when the name has a brace of its own, and Redis
+ * Cluster hashes a key by its first {@code {...}} part when that part is not empty. The
+ * lock and its counter must land in the same slot, so a name is refused when the two keys
+ * would be hashed by different parts.
  */
 final class LockNames {
 
@@ -17,19 +19,11 @@ final class LockNames {
 		if (name == null || name.isBlank()) {
 			return "the lock name is blank";
 		}
-		int depth = 0;
-		for (int i = 0; i < name.length(); i++) {
-			char c = name.charAt(i);
-			if (c == '{') {
-				depth++;
-			}
-			else if (c == '}' && --depth < 0) {
-				break;
-			}
-		}
-		if (depth != 0) {
-			return "the lock name '" + name + "' has unbalanced braces, which would put the lock and its "
-					+ "token counter in different Redis Cluster slots";
+		int open = name.indexOf('{');
+		boolean splits = (open < 0) ? name.indexOf('}') >= 0 : name.indexOf('}', open + 1) <= open + 1;
+		if (splits) {
+			return "the lock name '" + name + "' has unbalanced braces or an empty {} hash tag, which would put the "
+					+ "lock and its token counter in different Redis Cluster slots";
 		}
 		return null;
 	}

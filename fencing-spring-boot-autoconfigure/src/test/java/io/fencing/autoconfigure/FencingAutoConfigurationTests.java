@@ -20,6 +20,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 import org.springframework.aop.Advisor;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.aop.framework.Advised;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -49,10 +50,11 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class FencingAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class,
-				FencingJdbcAutoConfiguration.class, FencingDisabledAutoConfiguration.class,
-				DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
-				DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
+				FencingDisabledAutoConfiguration.class, DataSourceAutoConfiguration.class,
+				JdbcTemplateAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+				TransactionAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(),
 				"spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID());
 

@@ -8,6 +8,7 @@ import io.fencing.test.TestServices;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
@@ -22,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class FencedTaskStartupValidationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+				FencingAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl());
 
 	@Test
@@ -75,7 +77,7 @@ class FencedTaskStartupValidationTests {
 	@Test
 	void aJdkProxyMustDeclareTheMethodOnItsInterface() {
 		ApplicationContextRunner jdkProxies = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class))
 			.withUserConfiguration(JdkProxyConfiguration.class)
 			.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl());
 		jdkProxies.withBean(Scheduled.class, InterfaceJob::new)

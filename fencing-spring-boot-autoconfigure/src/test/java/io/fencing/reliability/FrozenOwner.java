@@ -16,6 +16,7 @@ import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -54,8 +55,8 @@ public final class FrozenOwner {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ImportAutoConfiguration({ AopAutoConfiguration.class, FencingAutoConfiguration.class,
-			FencingJdbcAutoConfiguration.class })
+	@ImportAutoConfiguration({ AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+			FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class })
 	static class ChildConfiguration {
 
 		@Bean

@@ -28,6 +28,7 @@ import org.redisson.config.Config;
 import org.redisson.config.NameMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -52,8 +53,8 @@ class RedisFaultTests {
 	private final List<RedisServer> servers = new ArrayList<>();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class,
-				FencingJdbcAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class))
 		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
 		.withBean(Jobs.class)
 		.withPropertyValues("test.lock=" + this.lock, "test.table=" + this.table, "spring.data.redis.timeout=1s",
@@ -253,8 +254,8 @@ class RedisFaultTests {
 	@Test
 	void aNewLockWhoseStoredTokensCannotBeReadDoesNotRun() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class,
-					FencingJdbcAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+					FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class))
 			.withBean(DataSource.class, () -> new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:1/test"))
 			.withBean(Jobs.class)
 			.withPropertyValues("test.lock=" + this.lock, "spring.data.redis.url=" + TestServices.redisUrl())

@@ -206,7 +206,7 @@ public final class RedisServer implements AutoCloseable {
 		throw new IllegalStateException("redis-server on port " + this.port + " did not answer within " + STARTUP);
 	}
 
-	private static int sparePort() {
+	public static int sparePort() {
 		try (ServerSocket socket = new ServerSocket()) {
 			socket.setReuseAddress(true);
 			socket.bind(new InetSocketAddress("127.0.0.1", 0));

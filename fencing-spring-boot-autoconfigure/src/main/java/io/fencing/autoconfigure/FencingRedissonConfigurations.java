@@ -1,0 +1,84 @@
+package io.fencing.autoconfigure;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Objects;
+
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.Resource;
+
+/**
+ * Where the starter's own Redisson client gets its configuration when the application has
+ * no {@link RedissonClient}, imported in order of preference.
+ */
+final class FencingRedissonConfigurations {
+
+	private FencingRedissonConfigurations() {
+	}
+
+	/** A Redisson YAML file named by {@code fencing.redis.config}. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingBean(RedissonClient.class)
+	@ConditionalOnProperty("fencing.redis.config")
+	static class FromRedissonFile {
+
+		@Bean
+		FencingRedissonConfig fencingRedissonConfig(FencingProperties properties) {
+			Resource file = Objects.requireNonNull(properties.getRedis().getConfig());
+			try (InputStream yaml = file.getInputStream()) {
+				return new FencingRedissonConfig(Config.fromYAML(yaml),
+						"the Redisson configuration in " + file.getDescription());
+			}
+			catch (IOException | RuntimeException ex) {
+				throw new IllegalStateException("fencing.redis.config: cannot read a Redisson configuration from "
+						+ file.getDescription() + ": " + ex.getMessage(), ex);
+			}
+		}
+
+	}
+
+	/**
+	 * Boot's Redis connection details: {@code spring.data.redis.*}, a
+	 * {@code @ServiceConnection} or Docker Compose.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(DataRedisConnectionDetails.class)
+	@ConditionalOnBean(DataRedisConnectionDetails.class)
+	@ConditionalOnMissingBean({ RedissonClient.class, FencingRedissonConfig.class })
+	static class FromConnectionDetails {
+
+		@Bean
+		FencingRedissonConfig fencingRedissonConfig(DataRedisConnectionDetails connectionDetails,
+				ObjectProvider<DataRedisProperties> properties) {
+			return RedissonConfigOfConnectionDetails.of(connectionDetails, properties.getIfAvailable());
+		}
+
+	}
+
+	/** Nothing to build a client from: say so at startup rather than guess localhost. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingBean({ RedissonClient.class, FencingRedissonConfig.class })
+	static class WithoutConnectionDetails {
+
+		@Bean
+		FencingRedissonConfig fencingRedissonConfig() {
+			throw new IllegalStateException("@FencedTask needs a Redis, and the fencing starter found no "
+					+ "RedissonClient bean, no fencing.redis.config and no Boot Redis connection details "
+					+ "(DataRedisConnectionDetails, from spring-boot-data-redis, which the fencing starter brings; "
+					+ "is DataRedisAutoConfiguration excluded?). Provide one of the three.");
+		}
+
+	}
+
+}

@@ -1,0 +1,132 @@
+package io.fencing.autoconfigure;
+
+import java.util.List;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+import org.redisson.config.BaseConfig;
+import org.redisson.config.Config;
+
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslOptions;
+
+/**
+ * Builds the starter's Redisson configuration from Boot's own Redis settings: the
+ * {@link DataRedisConnectionDetails} (from {@code spring.data.redis.*}, a
+ * {@code @ServiceConnection} or Docker Compose) for where and how to connect, and
+ * {@link DataRedisProperties} for timeouts and the client name. Topologies are chosen in
+ * Boot's order: sentinel, cluster, master/replica, standalone.
+ */
+final class RedissonConfigOfConnectionDetails {
+
+	private RedissonConfigOfConnectionDetails() {
+	}
+
+	static FencingRedissonConfig of(DataRedisConnectionDetails details, @Nullable DataRedisProperties properties) {
+		refuseWhatRedissonCannotHonour(properties);
+		SslBundle ssl = sslBundle(details, properties);
+		Function<Node, String> address = (node) -> address(ssl != null, node);
+		Config config = new Config();
+		config.setUsername(details.getUsername());
+		config.setPassword(details.getPassword());
+		String location;
+		BaseConfig<?> servers;
+		DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
+		DataRedisConnectionDetails.Cluster cluster = details.getCluster();
+		DataRedisConnectionDetails.MasterReplica masterReplica = details.getMasterReplica();
+		if (sentinel != null) {
+			List<String> nodes = sentinel.getNodes().stream().map(address).toList();
+			servers = config.useSentinelServers()
+				.setMasterName(sentinel.getMaster())
+				.setSentinelUsername(sentinel.getUsername())
+				.setSentinelPassword(sentinel.getPassword())
+				.setDatabase(sentinel.getDatabase())
+				.addSentinelAddress(nodes.toArray(String[]::new));
+			location = "sentinel master '" + sentinel.getMaster() + "' via " + nodes;
+		}
+		else if (cluster != null) {
+			List<String> nodes = cluster.getNodes().stream().map(address).toList();
+			servers = config.useClusterServers().addNodeAddress(nodes.toArray(String[]::new));
+			location = "cluster " + nodes;
+		}
+		else if (masterReplica != null) {
+			// Boot's master/replica nodes do not say which is the master: Redisson's
+			// replicated mode finds it by role and follows a promotion.
+			List<String> nodes = masterReplica.getNodes().stream().map(address).toList();
+			servers = config.useReplicatedServers()
+				.setDatabase((properties != null) ? properties.getDatabase() : 0)
+				.addNodeAddress(nodes.toArray(String[]::new));
+			location = "master/replica " + nodes;
+		}
+		else {
+			DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+			if (standalone == null) {
+				throw new IllegalStateException("The Redis connection details (" + details.getClass().getName()
+						+ ") describe no standalone, sentinel, cluster or master/replica Redis, so the fencing "
+						+ "starter cannot build its Redisson client; define a RedissonClient bean or set "
+						+ "fencing.redis.config");
+			}
+			String node = address.apply(new Node(standalone.getHost(), standalone.getPort()));
+			servers = config.useSingleServer().setAddress(node).setDatabase(standalone.getDatabase());
+			location = node;
+		}
+		if (ssl != null) {
+			applySsl(config, ssl);
+		}
+		if (properties != null) {
+			servers.setClientName(properties.getClientName());
+			if (properties.getTimeout() != null) {
+				servers.setTimeout(Math.toIntExact(properties.getTimeout().toMillis()));
+			}
+			if (properties.getConnectTimeout() != null) {
+				servers.setConnectTimeout(Math.toIntExact(properties.getConnectTimeout().toMillis()));
+			}
+		}
+		return new FencingRedissonConfig(config, location);
+	}
+
+	private static void refuseWhatRedissonCannotHonour(@Nullable DataRedisProperties properties) {
+		if (properties != null && properties.getCluster() != null
+				&& properties.getCluster().getMaxRedirects() != null) {
+			throw new IllegalStateException("spring.data.redis.cluster.max-redirects="
+					+ properties.getCluster().getMaxRedirects() + " cannot be honoured by the fencing starter's "
+					+ "Redisson client, which follows cluster redirects itself: remove the property, or give the "
+					+ "starter a RedissonClient bean or a Redisson file in fencing.redis.config");
+		}
+	}
+
+	/**
+	 * The bundle Boot's own client would use: the connection details' one, or the JVM's
+	 * defaults for a {@code rediss://} URL.
+	 */
+	private static @Nullable SslBundle sslBundle(DataRedisConnectionDetails details,
+			@Nullable DataRedisProperties properties) {
+		SslBundle bundle = details.getSslBundle();
+		if (bundle == null && properties != null && properties.getUrl() != null
+				&& properties.getUrl().startsWith("rediss:")) {
+			return SslBundle.systemDefault();
+		}
+		return bundle;
+	}
+
+	private static void applySsl(Config config, SslBundle bundle) {
+		config.setSslTrustManagerFactory(bundle.getManagers().getTrustManagerFactory());
+		config.setSslKeyManagerFactory(bundle.getManagers().getKeyManagerFactory());
+		SslOptions options = bundle.getOptions();
+		if (options.getEnabledProtocols() != null) {
+			config.setSslProtocols(options.getEnabledProtocols());
+		}
+		if (options.getCiphers() != null) {
+			config.setSslCiphers(options.getCiphers());
+		}
+	}
+
+	private static String address(boolean ssl, Node node) {
+		String host = (node.host().indexOf(':') >= 0) ? "[" + node.host() + "]" : node.host();
+		return (ssl ? "rediss://" : "redis://") + host + ":" + node.port();
+	}
+
+}

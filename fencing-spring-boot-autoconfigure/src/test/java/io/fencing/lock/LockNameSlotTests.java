@@ -1,0 +1,58 @@
+package io.fencing.lock;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import io.fencing.test.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.redisson.RedissonObject;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A lock name is accepted exactly when Redis Cluster puts the lock and its token counter
+ * in the same slot, as a cluster-enabled {@code redis-server} computes it.
+ */
+class LockNameSlotTests {
+
+	private static RedisServer cluster;
+
+	@BeforeAll
+	static void startClusterNode() {
+		cluster = RedisServer.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf");
+	}
+
+	@AfterAll
+	static void stopClusterNode() {
+		cluster.close();
+	}
+
+	@Test
+	void acceptedNamesKeepTheLockAndItsCounterInOneSlotAndRefusedOnesWouldSplitThem() {
+		List<String> names = new ArrayList<>(List.of("stock-sync", "{tenant-7}:stock-sync", "stock:{tenant-7}",
+				"{}stock", "stock{}", "{}{x}", "a{b", "a}b", "}{x}", "a}b{c}", "{{a}}", "{a}}", "x{y}z{w}", "{", "}",
+				"{}", "stock-sync:A-1", "a{}b{c}"));
+		Random random = new Random(7);
+		String alphabet = "ab{}:";
+		for (int i = 0; i < 300; i++) {
+			StringBuilder name = new StringBuilder();
+			for (int length = 1 + random.nextInt(8); length > 0; length--) {
+				name.append(alphabet.charAt(random.nextInt(alphabet.length())));
+			}
+			names.add(name.toString());
+		}
+		for (String name : names) {
+			boolean oneSlot = slot(name).equals(slot(RedissonObject.prefixName("redisson_lock_token", name)))
+					&& slot(name).equals(slot(RedissonObject.prefixName("fencing_counter_checked", name)));
+			assertThat(LockNames.problem(name) == null).as("'%s' accepted", name).isEqualTo(oneSlot);
+		}
+	}
+
+	private static String slot(String key) {
+		return cluster.command("CLUSTER", "KEYSLOT", key);
+	}
+
+}
