@@ -85,7 +85,12 @@ public final class RedisServer implements AutoCloseable {
 
 	/** Sends one command and returns the first line of the reply. */
 	public String command(String... arguments) {
-		try (Socket socket = new Socket("127.0.0.1", this.port)) {
+		return command("127.0.0.1", this.port, arguments);
+	}
+
+	/** Sends one command to any Redis and returns the first line of the reply. */
+	public static String command(String host, int port, String... arguments) {
+		try (Socket socket = new Socket(host, port)) {
 			socket.setSoTimeout(5000);
 			StringBuilder request = new StringBuilder("*" + arguments.length + "\r\n");
 			for (String argument : arguments) {
@@ -108,7 +113,7 @@ public final class RedisServer implements AutoCloseable {
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException(
-					"Redis on port " + this.port + " did not answer " + String.join(" ", arguments), ex);
+					"Redis on " + host + ":" + port + " did not answer " + String.join(" ", arguments), ex);
 		}
 	}
 

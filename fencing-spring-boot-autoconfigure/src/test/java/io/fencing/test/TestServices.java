@@ -16,6 +16,9 @@ import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.JdbcDatabaseContainer;
 import org.testcontainers.mariadb.MariaDBContainer;
 import org.testcontainers.postgresql.PostgreSQLContainer;
+import org.testcontainers.utility.DockerImageName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
@@ -33,6 +36,14 @@ public final class TestServices {
 
 	public static final String MARIADB_ENV = "FENCING_TEST_MARIADB_URL";
 
+	/**
+	 * The Redis image for Testcontainers, {@code redis:7.4} unless set (CI builds one
+	 * from the machine's redis-server, as no registry is reachable there).
+	 */
+	public static final String REDIS_IMAGE_ENV = "FENCING_TEST_REDIS_IMAGE";
+
+	private static final Logger logger = LoggerFactory.getLogger(TestServices.class);
+
 	private static final Map<String, Object> started = new ConcurrentHashMap<>();
 
 	private static volatile Boolean dockerAvailable;
@@ -48,13 +59,22 @@ public final class TestServices {
 				return fromEnvironment.trim();
 			}
 			if (dockerAvailable()) {
-				RedisContainer container = new RedisContainer(RedisContainer.DEFAULT_IMAGE_NAME.withTag("7.4"));
+				RedisContainer container = redisContainer();
 				container.start();
+				logger.info("Redis for the tests: Testcontainers, image {}", container.getDockerImageName());
 				return container.getRedisURI();
 			}
 			return local("Redis", "127.0.0.1", 6379, "redis://127.0.0.1:6379", REDIS_ENV, "redis://127.0.0.1:6379",
 					"start one with: redis-server --daemonize yes --save '' --appendonly no");
 		});
+	}
+
+	/** A Redis container of the image {@value #REDIS_IMAGE_ENV} names, not started. */
+	public static RedisContainer redisContainer() {
+		String image = System.getenv(REDIS_IMAGE_ENV);
+		return new RedisContainer(
+				DockerImageName.parse((image != null && !image.isBlank()) ? image.trim() : "redis:7.4")
+					.asCompatibleSubstituteFor("redis"));
 	}
 
 	/** The host of {@link #redisUrl()}. */
@@ -130,7 +150,8 @@ public final class TestServices {
 		}
 	}
 
-	private static boolean dockerAvailable() {
+	/** Whether Testcontainers finds a Docker engine. */
+	public static boolean dockerAvailable() {
 		if (dockerAvailable == null) {
 			boolean available;
 			try {
@@ -140,6 +161,10 @@ public final class TestServices {
 				available = false;
 			}
 			dockerAvailable = available;
+			logger.info(available
+					? "Docker is available: services without an environment variable come from " + "Testcontainers"
+					: "Docker is not available: services without an environment variable are the "
+							+ "local ones on their default ports");
 		}
 		return dockerAvailable;
 	}

@@ -1,0 +1,44 @@
+package io.fencing.sample;
+
+import com.redis.testcontainers.RedisContainer;
+import io.fencing.sample.replay.ReplayResult;
+import io.fencing.sample.replay.TimelineReplay;
+import io.fencing.test.RedisServer;
+import io.fencing.test.RedisServiceConnection;
+import io.fencing.test.TestServices;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link TestSampleApplication} as a developer runs it: the sample on the Redis of
+ * {@code @ServiceConnection} (a Testcontainers Redis when Docker is available), replaying
+ * the reference timeline there.
+ */
+class TestSampleApplicationTests {
+
+	@Test
+	void theSampleReplaysTheTimelineOnTheRedisOfItsServiceConnection() {
+		try (ConfigurableApplicationContext context = SpringApplication.from(SampleApplication::main)
+			.with(RedisServiceConnection.class)
+			.run("--server.port=0", "--stock.replay.on-startup=false", "--stock.sync.initial-delay=1h",
+					"--spring.data.redis.url=redis://127.0.0.1:1")
+			.getApplicationContext()) {
+			assertThat(context.getBeansOfType(RedisContainer.class)).hasSize(TestServices.dockerAvailable() ? 1 : 0);
+			ReplayResult result = context.getBean(TimelineReplay.class).run();
+			assertThat(result.staleWrite())
+				.contains("token " + result.tokenA() + " is older than accepted token " + result.tokenB());
+			assertThat(context.getBean(StockRepository.class).find("R-1"))
+				.isEqualTo(new Stock("R-1", 9, result.tokenB()));
+			DataRedisConnectionDetails.Standalone redis = context.getBean(DataRedisConnectionDetails.class)
+				.getStandalone();
+			assertThat(RedisServer.command(redis.getHost(), redis.getPort(), "GET", "redisson_lock_token:{stock-sync}"))
+				.isEqualTo(String.valueOf(result.tokenB()));
+		}
+	}
+
+}
