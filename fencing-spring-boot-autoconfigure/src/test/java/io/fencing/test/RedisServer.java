@@ -1,8 +1,11 @@
 package io.fencing.test;
 
+import java.io.BufferedInputStream;
 import java.io.BufferedReader;
+import java.io.EOFException;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -20,7 +23,8 @@ import org.springframework.util.FileSystemUtils;
 
 /**
  * A {@code redis-server} of a test's own, on a spare port and without persistence, that
- * the test may stop, restart empty or make a replica. Never the shared Redis on 6379.
+ * the test may stop, restart empty or make a replica, or a Sentinel with a configuration
+ * file of its own. Never the shared Redis on 6379.
  */
 public final class RedisServer implements AutoCloseable {
 
@@ -30,6 +34,9 @@ public final class RedisServer implements AutoCloseable {
 
 	private final List<String> extraArguments;
 
+	/** The configuration file of a Sentinel, which must have one it can rewrite. */
+	private final Path sentinelConfig;
+
 	/**
 	 * Where the server writes (a replica's full sync writes dump.rdb), never the working
 	 * directory.
@@ -38,20 +45,36 @@ public final class RedisServer implements AutoCloseable {
 
 	private Process process;
 
-	private RedisServer(int port, List<String> extraArguments) {
+	private RedisServer(int port, List<String> extraArguments, List<String> sentinelConfig) {
 		this.port = port;
 		this.extraArguments = extraArguments;
 		try {
 			this.directory = Files.createTempDirectory("redis-" + port + "-");
+			if (sentinelConfig.isEmpty()) {
+				this.sentinelConfig = null;
+			}
+			else {
+				this.sentinelConfig = Files.write(this.directory.resolve("sentinel.conf"), sentinelConfig);
+			}
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("No temporary directory for redis-server", ex);
 		}
 	}
 
-	/** Starts a server on a spare port. */
+	/**
+	 * Starts a server on a spare port. Relative file names in the arguments (such as
+	 * {@code --cluster-config-file nodes.conf}) are in the server's own directory.
+	 */
 	public static RedisServer start(String... extraArguments) {
-		RedisServer server = new RedisServer(sparePort(), List.of(extraArguments));
+		RedisServer server = new RedisServer(sparePort(), List.of(extraArguments), List.of());
+		server.startProcess();
+		return server;
+	}
+
+	/** Starts {@code redis-server --sentinel} with these configuration lines. */
+	public static RedisServer startSentinel(List<String> configLines) {
+		RedisServer server = new RedisServer(sparePort(), List.of(), configLines);
 		server.startProcess();
 		return server;
 	}
@@ -64,7 +87,19 @@ public final class RedisServer implements AutoCloseable {
 		return "redis://127.0.0.1:" + this.port;
 	}
 
-	/** Stops the server by its process; its data is gone. */
+	/** The process id, while it runs. */
+	public long pid() {
+		return this.process.pid();
+	}
+
+	public boolean isRunning() {
+		return this.process != null && this.process.isAlive();
+	}
+
+	/**
+	 * Stops the server by its process with {@code SIGKILL}, as a crash would; its data is
+	 * gone.
+	 */
 	public void stop() {
 		if (this.process != null) {
 			this.process.destroyForcibly();
@@ -92,16 +127,8 @@ public final class RedisServer implements AutoCloseable {
 	public static String command(String host, int port, String... arguments) {
 		try (Socket socket = new Socket(host, port)) {
 			socket.setSoTimeout(5000);
-			StringBuilder request = new StringBuilder("*" + arguments.length + "\r\n");
-			for (String argument : arguments) {
-				request.append('$')
-					.append(argument.getBytes(StandardCharsets.UTF_8).length)
-					.append("\r\n")
-					.append(argument)
-					.append("\r\n");
-			}
 			OutputStream out = socket.getOutputStream();
-			out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+			out.write(request(arguments));
 			out.flush();
 			BufferedReader in = new BufferedReader(
 					new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
@@ -115,6 +142,82 @@ public final class RedisServer implements AutoCloseable {
 			throw new IllegalStateException(
 					"Redis on " + host + ":" + port + " did not answer " + String.join(" ", arguments), ex);
 		}
+	}
+
+	/**
+	 * Sends one command and returns the whole reply: a {@code String} (simple or bulk), a
+	 * {@code Long}, a {@code List} of replies, or {@code null}.
+	 * @throws IllegalStateException on an error reply
+	 */
+	public Object reply(String... arguments) {
+		try (Socket socket = new Socket("127.0.0.1", this.port)) {
+			socket.setSoTimeout(5000);
+			OutputStream out = socket.getOutputStream();
+			out.write(request(arguments));
+			out.flush();
+			return readReply(new BufferedInputStream(socket.getInputStream()), arguments);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(
+					"Redis on port " + this.port + " did not answer " + String.join(" ", arguments), ex);
+		}
+	}
+
+	private Object readReply(InputStream in, String[] arguments) throws IOException {
+		String line = readLine(in);
+		String value = line.substring(1);
+		return switch (line.charAt(0)) {
+			case '+' -> value;
+			case ':' -> Long.parseLong(value);
+			case '-' -> throw new IllegalStateException(
+					"Redis on port " + this.port + " answered " + String.join(" ", arguments) + " with " + value);
+			case '$' -> {
+				int length = Integer.parseInt(value);
+				if (length < 0) {
+					yield null;
+				}
+				byte[] bulk = in.readNBytes(length + 2);
+				yield new String(bulk, 0, length, StandardCharsets.UTF_8);
+			}
+			case '*' -> {
+				int size = Integer.parseInt(value);
+				if (size < 0) {
+					yield null;
+				}
+				List<Object> elements = new ArrayList<>(size);
+				for (int i = 0; i < size; i++) {
+					elements.add(readReply(in, arguments));
+				}
+				yield elements;
+			}
+			default ->
+				throw new IllegalStateException("Unexpected reply from Redis on port " + this.port + ": " + line);
+		};
+	}
+
+	private static String readLine(InputStream in) throws IOException {
+		StringBuilder line = new StringBuilder();
+		int c;
+		while ((c = in.read()) != '\r') {
+			if (c == -1) {
+				throw new EOFException("Redis closed the connection");
+			}
+			line.append((char) c);
+		}
+		in.read(); // '\n'
+		return line.toString();
+	}
+
+	private static byte[] request(String... arguments) {
+		StringBuilder request = new StringBuilder("*" + arguments.length + "\r\n");
+		for (String argument : arguments) {
+			request.append('$')
+				.append(argument.getBytes(StandardCharsets.UTF_8).length)
+				.append("\r\n")
+				.append(argument)
+				.append("\r\n");
+		}
+		return request.toString().getBytes(StandardCharsets.UTF_8);
 	}
 
 	/** One field of {@code INFO <section>}, for example {@code connected_slaves}. */
@@ -177,9 +280,17 @@ public final class RedisServer implements AutoCloseable {
 	}
 
 	private void startProcess() {
-		List<String> command = new ArrayList<>(
-				List.of("redis-server", "--port", String.valueOf(this.port), "--bind", "127.0.0.1", "--save", "",
-						"--appendonly", "no", "--protected-mode", "no", "--dir", this.directory.toString()));
+		List<String> command = new ArrayList<>();
+		command.add("redis-server");
+		if (this.sentinelConfig != null) {
+			command.addAll(List.of(this.sentinelConfig.toString(), "--sentinel"));
+		}
+		command.addAll(List.of("--port", String.valueOf(this.port), "--bind", "127.0.0.1", "--protected-mode", "no",
+				"--dir", this.directory.toString()));
+		if (this.sentinelConfig == null) {
+			// A replica's first sync starts at once instead of after the default 5 s.
+			command.addAll(List.of("--save", "", "--appendonly", "no", "--repl-diskless-sync-delay", "0"));
+		}
 		command.addAll(this.extraArguments);
 		try {
 			File log = this.directory.resolve("redis.log").toFile();
