@@ -1,0 +1,197 @@
+package io.fencing.topology;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import javax.sql.DataSource;
+
+import io.fencing.FencedTask;
+import io.fencing.FencingContext;
+import io.fencing.FencingToken;
+import io.fencing.LockBusyException;
+import io.fencing.LockUnavailableException;
+import io.fencing.StaleWriterException;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.test.RedisSentinelGroup;
+import io.fencing.test.RedisServer;
+import io.fencing.test.TestServices;
+import io.fencing.topology.FencedRuns.Outcome;
+import io.fencing.topology.FencedRuns.Run;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Fenced tasks on a real master, replica and three Sentinels, configured the Spring Boot
+ * way ({@code spring.data.redis.sentinel.*}): the reference timeline and a failover
+ * between runs, and an acquisition that never reached the replica before its master died.
+ */
+class SentinelTopologyTests {
+
+	private static final Log logger = LogFactory.getLog(SentinelTopologyTests.class);
+
+	private final String id = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+
+	private final String lock = "stock-sync-" + this.id;
+
+	private final String table = "sentinel_" + this.id;
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	@AfterEach
+	void cleanUp() {
+		this.threads.shutdownNow();
+		new FencedJdbcTemplate(TestServices.postgres()).execute("DROP TABLE IF EXISTS " + this.table);
+	}
+
+	private ApplicationContextRunner contextRunner(RedisSentinelGroup group) {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, SslAutoConfiguration.class,
+					DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
+					FencingJdbcAutoConfiguration.class))
+			.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
+			.withPropertyValues("spring.data.redis.sentinel.master=" + group.masterName(),
+					"spring.data.redis.sentinel.nodes=" + group.sentinelAddresses(), "spring.data.redis.timeout=2s",
+					"spring.data.redis.connect-timeout=1s", "test.lock=" + this.lock, "test.table=" + this.table);
+	}
+
+	@Test
+	void afterTheTimelineAFailoverBetweenRunsKeepsTokensRising() throws Exception {
+		try (RedisSentinelGroup group = RedisSentinelGroup.start("fencing-" + this.id)) {
+			contextRunner(group).withBean(ReferenceTimeline.Workers.class).run((context) -> {
+				FencingToken b = ReferenceTimeline.play(context, this.threads);
+				ReferenceTimeline.Workers workers = context.getBean(ReferenceTimeline.Workers.class);
+				FencingToken before = workers.write(20);
+				assertThat(before.value()).isGreaterThan(b.value());
+
+				long failoverAt = System.nanoTime();
+				RedisServer newMaster = group.failover();
+				long promotedAt = System.nanoTime();
+				List<RuntimeException> failed = new ArrayList<>();
+				FencingToken after = await().atMost(Duration.ofSeconds(30))
+					.pollInterval(Duration.ofMillis(50))
+					.until(() -> write(workers, 21, failed), Objects::nonNull);
+				long recoveredAt = System.nanoTime();
+				logger.info("SENTINEL FAILOVER: promoted after " + Duration.ofNanos(promotedAt - failoverAt).toMillis()
+						+ " ms, first run accepted after " + Duration.ofNanos(recoveredAt - failoverAt).toMillis()
+						+ " ms; runs that did not write meanwhile: " + failed);
+
+				assertThat(failed.stream().filter(StaleWriterException.class::isInstance)).as("refused runs")
+					.hasSizeLessThanOrEqualTo(1);
+				assertThat(after.value()).isGreaterThan(before.value());
+				FencingToken last = workers.write(22);
+				assertThat(last.value()).isGreaterThan(after.value());
+				assertThat(ReferenceTimeline.row(context)).containsEntry("quantity", 22)
+					.containsEntry("last_token", last.value());
+				// The counter moved with the data: the new master holds it.
+				assertThat(newMaster.command("GET", "redisson_lock_token:{" + this.lock + "}"))
+					.isEqualTo(String.valueOf(last.value()));
+			});
+		}
+	}
+
+	@Test
+	void anAcquisitionNoReplicaConfirmedRunsNoBodyAndOneTheFailoverLostIsRepaired() {
+		try (RedisSentinelGroup group = RedisSentinelGroup.start("fencing-" + this.id)) {
+			contextRunner(group).withBean(Jobs.class).run((context) -> {
+				FencedRuns runs = new FencedRuns(context.getBean(Jobs.class)::run,
+						context.getBean(FencedJdbcTemplate.class), this.table, List.of(this.lock));
+				Run replicated = runs.runOnce(0);
+				assertThat(replicated.outcome()).isEqualTo(Outcome.ACCEPTED);
+				RedisServer master = group.master();
+				RedisServer replica = group.replica();
+				String counter = "redisson_lock_token:{" + this.lock + "}";
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> String.valueOf(replicated.token().value()).equals(replica.command("GET", counter)));
+
+				// Replication held back: the replica is frozen and the master drops its
+				// link. SIGSTOP alone is not enough: the stream would wait in the
+				// replica's socket buffer and be applied on thaw.
+				replica.freeze();
+				Run lost;
+				try {
+					master.command("CLIENT", "KILL", "TYPE", "replica");
+					// Redisson still counts the replica: it waits for it and gives up.
+					Run unconfirmed = runs.runOnce(0);
+					assertThat(unconfirmed.outcome()).as("%s: %s", unconfirmed, unconfirmed.error())
+						.isEqualTo(Outcome.UNAVAILABLE);
+					assertThat(unconfirmed.error()).hasMessageContaining("could not replicate the acquisition");
+					// Then it asks the master, which has no replica connected: once the
+					// lock is given back, the next acquisition is the master's alone, and
+					// its body runs and writes.
+					lost = await().atMost(Duration.ofSeconds(10))
+						.pollInterval(Duration.ofMillis(50))
+						.until(() -> runs.runOnce(0), (run) -> run.outcome() != Outcome.SKIPPED);
+					assertThat(lost.outcome()).as("%s: %s", lost, lost.error()).isEqualTo(Outcome.ACCEPTED);
+					assertThat(master.command("GET", counter)).isEqualTo(String.valueOf(lost.token().value()));
+					master.stop();
+				}
+				finally {
+					replica.thaw();
+				}
+				long killedAt = System.nanoTime();
+				group.awaitPromotion(replica);
+				long promotedAt = System.nanoTime();
+				assertThat(replica.command("GET", counter)).as("the counter the promoted replica holds")
+					.isEqualTo(String.valueOf(replicated.token().value()));
+
+				await().atMost(Duration.ofSeconds(30))
+					.pollInterval(Duration.ofMillis(50))
+					.until(() -> runs.runOnce(0).outcome() == Outcome.ACCEPTED);
+				Run next = runs.runOnce(0);
+				assertThat(next.outcome()).isEqualTo(Outcome.ACCEPTED);
+				logger.info("Killed master with a lost acquisition: replica promoted after "
+						+ Duration.ofNanos(promotedAt - killedAt).toMillis() + " ms, first accepted run "
+						+ runs.firstAcceptedAfter(this.lock, killedAt).toMillis() + " ms after the kill; "
+						+ runs.summary());
+				// At most one refused run, then tokens above the lost one.
+				runs.assertConsistent();
+				assertThat(runs.newestAccepted(this.lock)).isEqualTo(next.token().value())
+					.isGreaterThan(lost.token().value());
+			});
+		}
+	}
+
+	private static FencingToken write(ReferenceTimeline.Workers workers, int quantity, List<RuntimeException> failed) {
+		long started = System.nanoTime();
+		try {
+			FencingToken token = workers.write(quantity);
+			logger.info("Run accepted after " + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms");
+			return token;
+		}
+		catch (LockUnavailableException | StaleWriterException | LockBusyException ex) {
+			failed.add(ex);
+			logger.info("Run failed after " + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms: " + ex);
+			return null;
+		}
+	}
+
+	static class Jobs {
+
+		@FencedTask("#{#lock}")
+		public FencingToken run(String lock, Runnable body) {
+			body.run();
+			return FencingContext.current();
+		}
+
+	}
+
+}
