@@ -19,6 +19,7 @@ import org.redisson.RedissonObject;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.command.NoSyncedSlavesException;
 
@@ -85,6 +86,16 @@ public class FencedLocks {
 	 * {@code redis://localhost:6379})
 	 */
 	public FencedLocks(RedissonClient redisson, String redisDescription) {
+		Config config = redisson.getConfig();
+		if (!config.isSingleConfig() && !config.isCheckLockSyncedSlaves()) {
+			// A failover could then lose an acquisition whose body already runs, and the
+			// promoted replica would give the next owner the same token, which the fence
+			// accepts from both.
+			throw new IllegalStateException("The RedissonClient for fenced locks (" + redisDescription
+					+ ") has checkLockSyncedSlaves off on a Redis with replicas: a failover could give two owners the "
+					+ "same token, and guarded writes accept an equal token. Leave checkLockSyncedSlaves on (the "
+					+ "default)");
+		}
 		this.redisson = redisson;
 		this.redisDescription = redisDescription;
 	}

@@ -137,6 +137,25 @@ class FencingRedissonConfigTests {
 	}
 
 	@Test
+	void replicasWithoutCheckLockSyncedSlavesAreRefused(@TempDir Path directory) throws IOException {
+		Path file = Files.writeString(directory.resolve("redisson.yaml"), "checkLockSyncedSlaves: false\n"
+				+ "replicatedServersConfig:\n  nodeAddresses:\n  - \"" + TestServices.redisUrl() + "\"\n");
+		this.contextRunner.withPropertyValues("fencing.redis.config=file:" + file)
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("has checkLockSyncedSlaves off on a Redis with replicas"));
+	}
+
+	@Test
+	void aSingleServerMayDoWithoutCheckLockSyncedSlaves(@TempDir Path directory) throws IOException {
+		Path file = Files.writeString(directory.resolve("redisson.yaml"), "checkLockSyncedSlaves: false\n"
+				+ "singleServerConfig:\n  address: \"" + TestServices.redisUrl() + "\"\n");
+		this.contextRunner.withPropertyValues("fencing.redis.config=file:" + file).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertLocksWork(context);
+		});
+	}
+
+	@Test
 	void anUnreadableRedissonFileIsRefusedNamingTheProperty() {
 		this.contextRunner.withPropertyValues("fencing.redis.config=file:/nonexistent/redisson.yaml")
 			.run((context) -> assertThat(context).getFailure()

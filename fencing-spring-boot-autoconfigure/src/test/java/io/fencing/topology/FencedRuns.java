@@ -196,7 +196,7 @@ final class FencedRuns {
 			.toList();
 	}
 
-	private List<Run> runs() {
+	List<Run> runs() {
 		synchronized (this.runs) {
 			return List.copyOf(this.runs);
 		}

@@ -34,6 +34,7 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -112,23 +113,11 @@ class SentinelTopologyTests {
 	void anAcquisitionNoReplicaConfirmedRunsNoBodyAndOneTheFailoverLostIsRepaired() {
 		try (RedisSentinelGroup group = RedisSentinelGroup.start("fencing-" + this.id)) {
 			contextRunner(group).withBean(Jobs.class).run((context) -> {
-				FencedRuns runs = new FencedRuns(context.getBean(Jobs.class)::run,
-						context.getBean(FencedJdbcTemplate.class), this.table, List.of(this.lock));
-				Run replicated = runs.runOnce(0);
-				assertThat(replicated.outcome()).isEqualTo(Outcome.ACCEPTED);
-				RedisServer master = group.master();
+				FencedRuns runs = runs(context);
 				RedisServer replica = group.replica();
-				String counter = "redisson_lock_token:{" + this.lock + "}";
-				await().atMost(Duration.ofSeconds(10))
-					.until(() -> String.valueOf(replicated.token().value()).equals(replica.command("GET", counter)));
-
-				// Replication held back: the replica is frozen and the master drops its
-				// link. SIGSTOP alone is not enough: the stream would wait in the
-				// replica's socket buffer and be applied on thaw.
-				replica.freeze();
-				Run lost;
-				try {
-					master.command("CLIENT", "KILL", "TYPE", "replica");
+				Run replicated = replicatedRun(runs, replica);
+				Run[] lost = new Run[1];
+				Failover failover = failoverWithReplicationHeldBack(group, () -> {
 					// Redisson still counts the replica: it waits for it and gives up.
 					Run unconfirmed = runs.runOnce(0);
 					assertThat(unconfirmed.outcome()).as("%s: %s", unconfirmed, unconfirmed.error())
@@ -137,37 +126,111 @@ class SentinelTopologyTests {
 					// Then it asks the master, which has no replica connected: once the
 					// lock is given back, the next acquisition is the master's alone, and
 					// its body runs and writes.
-					lost = await().atMost(Duration.ofSeconds(10))
+					lost[0] = await().atMost(Duration.ofSeconds(10))
 						.pollInterval(Duration.ofMillis(50))
 						.until(() -> runs.runOnce(0), (run) -> run.outcome() != Outcome.SKIPPED);
-					assertThat(lost.outcome()).as("%s: %s", lost, lost.error()).isEqualTo(Outcome.ACCEPTED);
-					assertThat(master.command("GET", counter)).isEqualTo(String.valueOf(lost.token().value()));
-					master.stop();
-				}
-				finally {
-					replica.thaw();
-				}
-				long killedAt = System.nanoTime();
-				group.awaitPromotion(replica);
-				long promotedAt = System.nanoTime();
-				assertThat(replica.command("GET", counter)).as("the counter the promoted replica holds")
+					assertThat(lost[0].outcome()).as("%s: %s", lost[0], lost[0].error()).isEqualTo(Outcome.ACCEPTED);
+					assertThat(group.master().command("GET", counterKey()))
+						.isEqualTo(String.valueOf(lost[0].token().value()));
+				});
+				assertThat(replica.command("GET", counterKey())).as("the counter the promoted replica holds")
 					.isEqualTo(String.valueOf(replicated.token().value()));
 
-				await().atMost(Duration.ofSeconds(30))
-					.pollInterval(Duration.ofMillis(50))
-					.until(() -> runs.runOnce(0).outcome() == Outcome.ACCEPTED);
-				Run next = runs.runOnce(0);
-				assertThat(next.outcome()).isEqualTo(Outcome.ACCEPTED);
-				logger.info("Killed master with a lost acquisition: replica promoted after "
-						+ Duration.ofNanos(promotedAt - killedAt).toMillis() + " ms, first accepted run "
-						+ runs.firstAcceptedAfter(this.lock, killedAt).toMillis() + " ms after the kill; "
-						+ runs.summary());
+				Run next = awaitAcceptedRun(runs, failover, "Killed master with a lost acquisition");
 				// At most one refused run, then tokens above the lost one.
 				runs.assertConsistent();
 				assertThat(runs.newestAccepted(this.lock)).isEqualTo(next.token().value())
-					.isGreaterThan(lost.token().value());
+					.isGreaterThan(lost[0].token().value());
 			});
 		}
+	}
+
+	/**
+	 * The cure for the window above: a master that refuses writes while no replica is
+	 * connected ({@code min-replicas-to-write 1}) refuses the acquisition itself, so no
+	 * body runs with a token the failover could lose, and after the failover no run is
+	 * refused.
+	 */
+	@Test
+	void aMasterThatNeedsAReplicaToWriteLosesNoAcquisitionInAFailover() {
+		try (RedisSentinelGroup group = RedisSentinelGroup.start("fencing-" + this.id)) {
+			group.master().command("CONFIG", "SET", "min-replicas-to-write", "1");
+			group.master().command("CONFIG", "SET", "min-replicas-max-lag", "10");
+			contextRunner(group).withBean(Jobs.class).run((context) -> {
+				FencedRuns runs = runs(context);
+				Run replicated = replicatedRun(runs, group.replica());
+				Failover failover = failoverWithReplicationHeldBack(group, () -> {
+					// Redisson retries NOREPLICAS for about 10 s before it gives up.
+					Run withoutReplica = runs.runOnce(0);
+					assertThat(withoutReplica.outcome()).as("%s: %s", withoutReplica, withoutReplica.error())
+						.isEqualTo(Outcome.UNAVAILABLE);
+					assertThat(withoutReplica.error()).hasMessageContaining("NOREPLICAS");
+					assertThat(group.master().command("GET", counterKey()))
+						.isEqualTo(String.valueOf(replicated.token().value()));
+				});
+				Run next = awaitAcceptedRun(runs, failover, "Killed master needing a replica");
+				assertThat(next.token().value()).isGreaterThan(replicated.token().value());
+				assertThat(runs.runs()).as("runs: %s", runs.summary())
+					.noneMatch((run) -> run.outcome() == Outcome.REFUSED);
+				runs.assertConsistent();
+			});
+		}
+	}
+
+	private FencedRuns runs(ApplicationContext context) {
+		return new FencedRuns(context.getBean(Jobs.class)::run, context.getBean(FencedJdbcTemplate.class), this.table,
+				List.of(this.lock));
+	}
+
+	private String counterKey() {
+		return "redisson_lock_token:{" + this.lock + "}";
+	}
+
+	/** An accepted run whose token the replica has received. */
+	private Run replicatedRun(FencedRuns runs, RedisServer replica) {
+		Run replicated = runs.runOnce(0);
+		assertThat(replicated.outcome()).isEqualTo(Outcome.ACCEPTED);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> String.valueOf(replicated.token().value()).equals(replica.command("GET", counterKey())));
+		return replicated;
+	}
+
+	/**
+	 * Runs {@code whileHeldBack} with replication held back, then kills the master and
+	 * waits for the replica's promotion. Replication is held back by freezing the replica
+	 * and having the master drop its link: SIGSTOP alone is not enough, the stream would
+	 * wait in the replica's socket buffer and be applied on thaw.
+	 */
+	private static Failover failoverWithReplicationHeldBack(RedisSentinelGroup group, Runnable whileHeldBack) {
+		RedisServer master = group.master();
+		RedisServer replica = group.replica();
+		replica.freeze();
+		try {
+			master.command("CLIENT", "KILL", "TYPE", "replica");
+			whileHeldBack.run();
+			master.stop();
+		}
+		finally {
+			replica.thaw();
+		}
+		long killedAt = System.nanoTime();
+		group.awaitPromotion(replica);
+		return new Failover(killedAt, System.nanoTime());
+	}
+
+	private Run awaitAcceptedRun(FencedRuns runs, Failover failover, String what) {
+		Run accepted = await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> runs.runOnce(0), (run) -> run.outcome() == Outcome.ACCEPTED);
+		logger.info(what + ": replica promoted after "
+				+ Duration.ofNanos(failover.promotedAt() - failover.killedAt()).toMillis() + " ms, first accepted run "
+				+ runs.firstAcceptedAfter(this.lock, failover.killedAt()).toMillis() + " ms after the kill; "
+				+ runs.summary());
+		return accepted;
+	}
+
+	private record Failover(long killedAt, long promotedAt) {
+
 	}
 
 	private static FencingToken write(ReferenceTimeline.Workers workers, int quantity, List<RuntimeException> failed) {
