@@ -52,7 +52,14 @@ public final class FencingAutoConfiguration {
 	@Bean(name = REDISSON_CLIENT_BEAN_NAME, destroyMethod = "shutdown")
 	@ConditionalOnMissingBean(RedissonClient.class)
 	Redisson fencingRedissonClient(FencingRedissonConfig fencingRedissonConfig) {
-		return (Redisson) Redisson.create(fencingRedissonConfig.config());
+		try {
+			return (Redisson) Redisson.create(fencingRedissonConfig.config());
+		}
+		catch (IllegalArgumentException ex) {
+			// Redisson's own checks, for example a configuration without servers.
+			throw new IllegalStateException("The fencing starter's Redisson client cannot be built from "
+					+ fencingRedissonConfig.location() + ": " + ex.getMessage(), ex);
+		}
 	}
 
 	@Bean

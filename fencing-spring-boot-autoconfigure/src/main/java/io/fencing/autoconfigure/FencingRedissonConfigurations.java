@@ -10,8 +10,8 @@ import org.redisson.config.Config;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.context.annotation.Bean;
@@ -30,20 +30,24 @@ final class FencingRedissonConfigurations {
 	/** A Redisson YAML file named by {@code fencing.redis.config}. */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnMissingBean(RedissonClient.class)
-	@ConditionalOnProperty("fencing.redis.config")
+	@ConditionalOnExpression("!'${fencing.redis.config:}'.isBlank()")
 	static class FromRedissonFile {
 
 		@Bean
 		FencingRedissonConfig fencingRedissonConfig(FencingProperties properties) {
 			Resource file = Objects.requireNonNull(properties.getRedis().getConfig());
+			Config config;
 			try (InputStream yaml = file.getInputStream()) {
-				return new FencingRedissonConfig(Config.fromYAML(yaml),
-						"the Redisson configuration in " + file.getDescription());
+				config = Config.fromYAML(yaml);
 			}
 			catch (IOException | RuntimeException ex) {
 				throw new IllegalStateException("fencing.redis.config: cannot read a Redisson configuration from "
 						+ file.getDescription() + ": " + ex.getMessage(), ex);
 			}
+			if (config == null) {
+				throw new IllegalStateException("fencing.redis.config: " + file.getDescription() + " is empty");
+			}
+			return new FencingRedissonConfig(config, "fencing.redis.config (" + file.getDescription() + ")");
 		}
 
 	}

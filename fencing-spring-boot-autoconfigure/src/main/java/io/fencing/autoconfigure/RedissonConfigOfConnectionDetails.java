@@ -26,7 +26,6 @@ final class RedissonConfigOfConnectionDetails {
 	}
 
 	static FencingRedissonConfig of(DataRedisConnectionDetails details, @Nullable DataRedisProperties properties) {
-		refuseWhatRedissonCannotHonour(properties);
 		SslBundle ssl = sslBundle(details, properties);
 		Function<Node, String> address = (node) -> address(ssl != null, node);
 		Config config = new Config();
@@ -48,6 +47,7 @@ final class RedissonConfigOfConnectionDetails {
 			location = "sentinel master '" + sentinel.getMaster() + "' via " + nodes;
 		}
 		else if (cluster != null) {
+			refuseMaxRedirects(properties);
 			List<String> nodes = cluster.getNodes().stream().map(address).toList();
 			servers = config.useClusterServers().addNodeAddress(nodes.toArray(String[]::new));
 			location = "cluster " + nodes;
@@ -88,7 +88,7 @@ final class RedissonConfigOfConnectionDetails {
 		return new FencingRedissonConfig(config, location);
 	}
 
-	private static void refuseWhatRedissonCannotHonour(@Nullable DataRedisProperties properties) {
+	private static void refuseMaxRedirects(@Nullable DataRedisProperties properties) {
 		if (properties != null && properties.getCluster() != null
 				&& properties.getCluster().getMaxRedirects() != null) {
 			throw new IllegalStateException("spring.data.redis.cluster.max-redirects="
@@ -125,7 +125,10 @@ final class RedissonConfigOfConnectionDetails {
 	}
 
 	private static String address(boolean ssl, Node node) {
-		String host = (node.host().indexOf(':') >= 0) ? "[" + node.host() + "]" : node.host();
+		// Boot keeps the brackets of "[::1]" in a URL or a node; a bare IPv6 host needs
+		// them.
+		String host = (node.host().indexOf(':') >= 0 && !node.host().startsWith("[")) ? "[" + node.host() + "]"
+				: node.host();
 		return (ssl ? "rediss://" : "redis://") + host + ":" + node.port();
 	}
 

@@ -19,9 +19,9 @@ import org.redisson.RedissonObject;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.command.NoSyncedSlavesException;
+import org.redisson.config.Config;
 
 /**
  * Acquires and releases Redisson fenced locks for fenced tasks, and repairs a token
@@ -84,6 +84,8 @@ public class FencedLocks {
 	 * @param redisson the client whose locks fence the tasks
 	 * @param redisDescription where Redis is, for error messages (for example
 	 * {@code redis://localhost:6379})
+	 * @throws IllegalStateException when the client has {@code checkLockSyncedSlaves} off
+	 * on a Redis with replicas: a failover could then give two owners the same token
 	 */
 	public FencedLocks(RedissonClient redisson, String redisDescription) {
 		Config config = redisson.getConfig();
@@ -213,7 +215,8 @@ public class FencedLocks {
 	 * when Redis loses data.
 	 */
 	public boolean isCounterChecked(HeldLock held) {
-		Long exists = script().eval(held.lock().getName(), RScript.Mode.READ_ONLY,
+		// Read on the master: a lagging replica may still show a mark the master lost.
+		Long exists = script().eval(held.lock().getName(), RScript.Mode.READ_WRITE,
 				"return redis.call('exists', KEYS[1])", RScript.ReturnType.LONG,
 				List.of(rawKey(checkedKey(held.lock()))));
 		return exists != null && exists == 1L;

@@ -22,8 +22,8 @@ final class LockNames {
 		int open = name.indexOf('{');
 		boolean splits = (open < 0) ? name.indexOf('}') >= 0 : name.indexOf('}', open + 1) <= open + 1;
 		if (splits) {
-			return "the lock name '" + name + "' has unbalanced braces or an empty {} hash tag, which would put the "
-					+ "lock and its token counter in different Redis Cluster slots";
+			return "the lock name '" + name + "' has a } before any {, an unclosed { or an empty {} hash tag, which "
+					+ "would put the lock and its token counter in different Redis Cluster slots";
 		}
 		return null;
 	}

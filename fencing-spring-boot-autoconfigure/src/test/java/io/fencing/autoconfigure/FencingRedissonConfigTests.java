@@ -64,6 +64,14 @@ class FencingRedissonConfigTests {
 	}
 
 	@Test
+	void bracketedIpv6HostsAsBootKeepsThem() {
+		assertThat(new ConfigView(redissonConfigOf("spring.data.redis.url=redis://[::1]:6390")).single().getAddress())
+			.isEqualTo("redis://[::1]:6390");
+		assertThat(new ConfigView(redissonConfigOf("spring.data.redis.cluster.nodes=[::1]:7000,[::1]:7001")).cluster()
+			.getNodeAddresses()).containsExactly("redis://[::1]:7000", "redis://[::1]:7001");
+	}
+
+	@Test
 	void aRedissUrlConnectsWithTls() {
 		Config config = redissonConfigOf("spring.data.redis.url=rediss://redis.internal:6380");
 		assertThat(new ConfigView(config).single().getAddress()).isEqualTo("rediss://redis.internal:6380");
@@ -115,6 +123,13 @@ class FencingRedissonConfigTests {
 	}
 
 	@Test
+	void maxRedirectsOfAClusterThatIsNotInUseIsNotRefused() {
+		Config config = redissonConfigOf("spring.data.redis.sentinel.master=stock",
+				"spring.data.redis.sentinel.nodes=10.0.0.1:26379", "spring.data.redis.cluster.max-redirects=3");
+		assertThat(config.isSentinelConfig()).isTrue();
+	}
+
+	@Test
 	void aUrlWithAnUnknownSchemeIsRefusedAsBootRefusesIt() {
 		this.contextRunner.withPropertyValues("spring.data.redis.url=http://127.0.0.1:6379")
 			.run((context) -> assertThat(context).getFailure()
@@ -153,6 +168,29 @@ class FencingRedissonConfigTests {
 			assertThat(context).hasNotFailed();
 			assertLocksWork(context);
 		});
+	}
+
+	@Test
+	void anEmptyOrServerlessRedissonFileIsRefusedNamingTheProperty(@TempDir Path directory) throws IOException {
+		Path empty = Files.writeString(directory.resolve("empty.yaml"), "");
+		this.contextRunner.withPropertyValues("fencing.redis.config=file:" + empty)
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("fencing.redis.config: URL [file:" + empty + "] is empty"));
+		Path serverless = Files.writeString(directory.resolve("serverless.yaml"), "threads: 4\n");
+		this.contextRunner.withPropertyValues("fencing.redis.config=file:" + serverless)
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining(
+						"Redisson client cannot be built from fencing.redis.config (URL [file:" + serverless + "])"));
+	}
+
+	@Test
+	void anEmptyRedissonFilePropertyIsUnset() {
+		this.contextRunner
+			.withPropertyValues("fencing.redis.config=", "spring.data.redis.url=" + TestServices.redisUrl())
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertLocksWork(context);
+			});
 	}
 
 	@Test

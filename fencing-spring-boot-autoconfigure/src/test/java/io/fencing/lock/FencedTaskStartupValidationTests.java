@@ -39,7 +39,8 @@ class FencedTaskStartupValidationTests {
 
 	@Test
 	void anUnbalancedBraceFails() {
-		assertFails(UnbalancedJob.class, "UnbalancedJob.run()", "unbalanced braces");
+		assertFails(UnbalancedJob.class, "UnbalancedJob.run()",
+				"would put the lock and its token counter in different Redis Cluster slots");
 	}
 
 	@Test

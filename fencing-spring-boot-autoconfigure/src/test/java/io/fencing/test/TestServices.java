@@ -42,6 +42,12 @@ public final class TestServices {
 	 */
 	public static final String REDIS_IMAGE_ENV = "FENCING_TEST_REDIS_IMAGE";
 
+	/**
+	 * {@code false} keeps the tests off Docker even when a daemon answers (one that
+	 * cannot run the images, for example).
+	 */
+	public static final String DOCKER_ENV = "FENCING_TEST_DOCKER";
+
 	private static final Logger logger = LoggerFactory.getLogger(TestServices.class);
 
 	private static final Map<String, Object> started = new ConcurrentHashMap<>();
@@ -155,7 +161,8 @@ public final class TestServices {
 		if (dockerAvailable == null) {
 			boolean available;
 			try {
-				available = DockerClientFactory.instance().isDockerAvailable();
+				available = !"false".equalsIgnoreCase(System.getenv(DOCKER_ENV))
+						&& DockerClientFactory.instance().isDockerAvailable();
 			}
 			catch (RuntimeException | LinkageError ex) {
 				available = false;

@@ -152,7 +152,7 @@ class ClusterTopologyTests {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
 				.hasMessageContaining("UnbalancedJob.run()")
-				.hasMessageContaining("unbalanced braces");
+				.hasMessageContaining("would put the lock and its token counter in different Redis Cluster slots");
 		});
 	}
 
