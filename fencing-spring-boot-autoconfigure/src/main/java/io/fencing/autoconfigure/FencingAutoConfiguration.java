@@ -2,15 +2,19 @@ package io.fencing.autoconfigure;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 
 import io.fencing.FencedTask;
+import io.fencing.FencedTasks;
 import io.fencing.lock.AcceptedTokens;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.FencedTaskAdvisor;
 import io.fencing.lock.FencedTaskBeanValidator;
 import io.fencing.lock.FencedTaskInterceptor;
 import io.fencing.lock.FencedTaskResolver;
+import io.fencing.lock.FencedTaskRunner;
 import io.fencing.lock.TaskSettings;
+import io.fencing.observation.FencedTaskObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -86,14 +90,28 @@ public final class FencingAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	FencedTaskRunner fencedTaskRunner(FencedLocks locks, ObjectProvider<ObservationRegistry> observations,
+			ObjectProvider<FencedTaskObservationConvention> observationConvention,
+			ObjectProvider<AcceptedTokens> acceptedTokens) {
+		return new FencedTaskRunner(locks, SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList()),
+				observations.getIfAvailable(() -> ObservationRegistry.NOOP), observationConvention.getIfAvailable());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	FencedTasks fencedTasks(FencedTaskRunner runner, FencedTaskResolver resolver) {
+		TaskSettings defaults = resolver.defaults();
+		return new FencedTasks(runner, defaults.leaseTime(), Objects.requireNonNull(defaults.waitTime()),
+				Objects.requireNonNull(defaults.onBusy()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static FencedTaskAdvisor fencedTaskAdvisor(ObjectProvider<FencedTaskResolver> resolver,
-			ObjectProvider<FencedLocks> locks, ObjectProvider<ObservationRegistry> observations,
-			ObjectProvider<AcceptedTokens> acceptedTokens) {
+			ObjectProvider<FencedTaskRunner> runner) {
 		return new FencedTaskAdvisor(new FencedTaskInterceptor(SingletonSupplier.of(resolver::getObject),
-				SingletonSupplier.of(locks::getObject),
-				SingletonSupplier.of(() -> observations.getIfAvailable(() -> ObservationRegistry.NOOP)),
-				SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList())));
+				SingletonSupplier.of(runner::getObject)));
 	}
 
 	@Bean

@@ -20,6 +20,12 @@ import org.springframework.core.NamedThreadLocal;
  */
 public final class TokenBindings {
 
+	/**
+	 * The key of the bindings in a propagated context: Micrometer's context propagation,
+	 * and the Reactor {@code Context} of a reactive task.
+	 */
+	public static final String CONTEXT_KEY = "io.fencing.tokens";
+
 	private static final ThreadLocal<Binding> CURRENT = new NamedThreadLocal<>("Fencing token bindings");
 
 	private TokenBindings() {

@@ -3,14 +3,25 @@ package io.fencing.lock;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 
 import io.fencing.OnBusy;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.util.ClassUtils;
 
 /**
  * A {@link io.fencing.FencedTask} method with its settings resolved and validated once.
  */
 final class FencedTaskMethod {
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			FencedTaskMethod.class.getClassLoader());
 
 	private final Method method;
 
@@ -26,7 +37,7 @@ final class FencedTaskMethod {
 
 	private final OnBusy onBusy;
 
-	private final @Nullable Object skippedResult;
+	private final ReturnKind returnKind;
 
 	FencedTaskMethod(Method method, String name, String description, LockNameTemplate lockName,
 			@Nullable Duration leaseTime, Duration waitTime, OnBusy onBusy) {
@@ -37,12 +48,7 @@ final class FencedTaskMethod {
 		this.leaseTime = leaseTime;
 		this.waitTime = waitTime;
 		this.onBusy = onBusy;
-		this.skippedResult = (method.getReturnType() == Optional.class) ? Optional.empty() : null;
-	}
-
-	/** The annotation's value with its placeholders resolved, before SpEL. */
-	String name() {
-		return this.name;
+		this.returnKind = ReturnKind.of(method.getReturnType());
 	}
 
 	/** {@code @FencedTask("name") on Type.method()}, for messages. */
@@ -50,26 +56,64 @@ final class FencedTaskMethod {
 		return this.description;
 	}
 
-	String lockName(Object[] arguments, @Nullable Object target) {
-		return this.lockName.resolve(this.method, arguments, target, this.description);
+	ReturnKind returnKind() {
+		return this.returnKind;
 	}
 
-	/** The fixed lease, or {@code null} when Redisson's watchdog renews it. */
-	@Nullable Duration leaseTime() {
-		return this.leaseTime;
-	}
-
-	Duration waitTime() {
-		return this.waitTime;
-	}
-
-	OnBusy onBusy() {
-		return this.onBusy;
+	/**
+	 * This method's task for one call, with its lock name resolved from the arguments.
+	 */
+	TaskDefinition definition(Object[] arguments, @Nullable Object target) {
+		return new TaskDefinition(this.name, this.lockName.resolve(this.method, arguments, target, this.description),
+				this.description, this.leaseTime, this.waitTime, this.onBusy);
 	}
 
 	/** What the method returns when its run is skipped. */
 	@Nullable Object skippedResult() {
-		return this.skippedResult;
+		return (this.returnKind == ReturnKind.OPTIONAL) ? Optional.empty() : null;
+	}
+
+	/** How a method's work ends, and so when its lock is released. */
+	enum ReturnKind {
+
+		/** When the method returns. */
+		VALUE,
+
+		/** When the method returns; a skipped run returns {@code Optional.empty()}. */
+		OPTIONAL,
+
+		/** When the returned stage completes. */
+		COMPLETION_STAGE,
+
+		/** When the returned Reactor {@code Mono} completes, errors or is cancelled. */
+		MONO,
+
+		/** When the returned Reactor {@code Flux} completes, errors or is cancelled. */
+		FLUX,
+
+		/** Not supported: refused at startup. */
+		UNSUPPORTED_ASYNCHRONOUS;
+
+		static ReturnKind of(Class<?> type) {
+			if (type == Optional.class) {
+				return OPTIONAL;
+			}
+			if (type == CompletionStage.class || type == CompletableFuture.class) {
+				return COMPLETION_STAGE;
+			}
+			if (REACTOR_PRESENT && type == Mono.class) {
+				return MONO;
+			}
+			if (REACTOR_PRESENT && type == Flux.class) {
+				return FLUX;
+			}
+			if (Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)
+					|| ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) != null) {
+				return UNSUPPORTED_ASYNCHRONOUS;
+			}
+			return VALUE;
+		}
+
 	}
 
 }

@@ -5,10 +5,8 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
 
 import io.fencing.FencedTask;
 import io.fencing.OnBusy;
@@ -17,7 +15,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodClassKey;
-import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringValueResolver;
@@ -63,6 +60,11 @@ public class FencedTaskResolver {
 	FencedTaskMethod get(Method method, @Nullable Class<?> targetClass) {
 		return this.methods.computeIfAbsent(new MethodClassKey(method, targetClass),
 				(key) -> resolve(method, targetClass));
+	}
+
+	/** The {@code fencing.*} settings, validated; wait time and busy behaviour set. */
+	public TaskSettings defaults() {
+		return this.defaults;
 	}
 
 	/** The task names that {@code fencing.tasks.<name>.*} configures. */
@@ -116,20 +118,11 @@ public class FencedTaskResolver {
 			throw new IllegalStateException(description + " returns the primitive " + returnType.getName()
 					+ ", which has no value for a skipped run; return void, a wrapper type or an Optional");
 		}
-		if (isAsynchronous(returnType)) {
-			throw new IllegalStateException(description + " returns " + returnType.getSimpleName()
-					+ ": the lock would be released before the asynchronous work ends; make the method synchronous "
-					+ "and run it asynchronously from the outside");
+		if (FencedTaskMethod.ReturnKind.of(returnType) == FencedTaskMethod.ReturnKind.UNSUPPORTED_ASYNCHRONOUS) {
+			throw new IllegalStateException(description + " returns " + returnType.getName()
+					+ ", whose end the lock cannot follow, so it would be released before the asynchronous work ends; "
+					+ "return CompletableFuture, CompletionStage, Mono or Flux, or make the method synchronous");
 		}
-	}
-
-	/**
-	 * A future, or a type Spring adapts to Reactive Streams ({@code Optional} aside: its
-	 * value is there).
-	 */
-	private static boolean isAsynchronous(Class<?> type) {
-		return type != Optional.class && (Future.class.isAssignableFrom(type)
-				|| ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) != null);
 	}
 
 	private @Nullable Duration duration(String value, String attribute, String description) {

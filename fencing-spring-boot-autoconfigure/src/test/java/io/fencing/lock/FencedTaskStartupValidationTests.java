@@ -1,6 +1,7 @@
 package io.fencing.lock;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 
 import io.fencing.FencedTask;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
@@ -61,8 +62,9 @@ class FencedTaskStartupValidationTests {
 	}
 
 	@Test
-	void anAsynchronousReturnTypeFails() {
-		assertFails(AsyncJob.class, "AsyncJob.run()", "released before the asynchronous work ends");
+	void anAsynchronousReturnTypeWhoseEndTheLockCannotFollowFails() {
+		assertFails(AsyncJob.class, "AsyncJob.run()", "returns java.util.concurrent.Future, whose end the lock cannot "
+				+ "follow, so it would be released before the asynchronous work ends");
 	}
 
 	@Test
@@ -206,7 +208,7 @@ class FencedTaskStartupValidationTests {
 	static class AsyncJob {
 
 		@FencedTask("async")
-		public CompletableFuture<Void> run() {
+		public Future<Void> run() {
 			return CompletableFuture.completedFuture(null);
 		}
 

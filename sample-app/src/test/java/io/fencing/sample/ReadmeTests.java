@@ -46,21 +46,35 @@ class ReadmeTests {
 
 	@Test
 	void theFencedJobSnippetCompiles(@TempDir Path output) throws IOException {
-		String snippet = blocks("java").get(0);
-		String source = """
-				package readme;
-
+		assertCompiles("StockSyncJob", """
 				import io.fencing.FencedTask;
 				import io.fencing.jdbc.FencedJdbcTemplate;
 				import io.fencing.sample.SupplierFeed;
 
 				import org.springframework.scheduling.annotation.Scheduled;
 				import org.springframework.stereotype.Component;
+				""", blocks("java").get(0), output);
+	}
 
-				""" + snippet;
+	@Test
+	void theProgrammaticSnippetCompiles(@TempDir Path output) throws IOException {
+		assertCompiles("StockService", """
+				import java.time.Duration;
+				import java.util.Map;
+
+				import io.fencing.FencedTasks;
+				import io.fencing.OnBusy;
+				import io.fencing.sample.StockRepository;
+
+				import org.springframework.stereotype.Service;
+				""", blocks("java").get(1), output);
+	}
+
+	private static void assertCompiles(String className, String imports, String snippet, Path output) {
+		String source = "package readme;\n\n" + imports + "\n" + snippet;
 		JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
 		DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-		JavaFileObject file = new SimpleJavaFileObject(URI.create("string:///readme/StockSyncJob.java"),
+		JavaFileObject file = new SimpleJavaFileObject(URI.create("string:///readme/" + className + ".java"),
 				JavaFileObject.Kind.SOURCE) {
 
 			@Override
@@ -99,7 +113,7 @@ class ReadmeTests {
 	@Test
 	void theJobWalkthroughIsTheSamplesJob() throws IOException {
 		assertThat(lines(Path.of("src/main/java/io/fencing/sample/StockSyncJob.java")))
-			.containsSubsequence(lines(blocks("java").get(1)));
+			.containsSubsequence(lines(javaBlockHolding("// (1)")));
 	}
 
 	@Test
@@ -123,6 +137,11 @@ class ReadmeTests {
 			.map((line) -> line.replaceAll("\\s+#.*$", "").stripTrailing())
 			.filter((line) -> !line.isBlank() && !line.trim().startsWith("#"))
 			.toList();
+	}
+
+	/** The first Java block that holds {@code text}. */
+	private static String javaBlockHolding(String text) throws IOException {
+		return blocks("java").stream().filter((block) -> block.contains(text)).findFirst().orElseThrow();
 	}
 
 	private static List<String> blocks(String language) throws IOException {

@@ -1,0 +1,190 @@
+package io.fencing.lock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+
+import io.fencing.LockBusyException;
+import io.fencing.OnBusy;
+import io.fencing.context.TokenBindings;
+import io.fencing.context.TokenBindings.Acquisition;
+import io.fencing.context.TokenBindings.Binding;
+import io.fencing.lock.FencedLocks.HeldLock;
+import io.fencing.observation.DefaultFencedTaskObservationConvention;
+import io.fencing.observation.FencedTaskObservationContext;
+import io.fencing.observation.FencedTaskObservationConvention;
+import io.fencing.observation.FencedTaskObservationDocumentation;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs fenced tasks, whatever their form ({@code @FencedTask} methods, blocking or
+ * asynchronous, and {@link io.fencing.FencedTasks}): {@link #start} acquires the lock (or
+ * reuses this thread's acquisition of it), checks its token counter and starts the
+ * observation; the returned {@link TaskRun} binds the token around the body and, once the
+ * work has ended, releases the lock.
+ */
+public class FencedTaskRunner {
+
+	/** What {@link #run} returns when the lock stayed busy and the task was skipped. */
+	public static final Object SKIPPED = new Object();
+
+	private static final Log logger = LogFactory.getLog(FencedTaskRunner.class);
+
+	private static final DefaultFencedTaskObservationConvention DEFAULT_CONVENTION = new DefaultFencedTaskObservationConvention();
+
+	private final FencedLocks locks;
+
+	private final TokenCounters counters;
+
+	private final BusySkips busySkips = new BusySkips();
+
+	private final ObservationRegistry observations;
+
+	private final @Nullable FencedTaskObservationConvention convention;
+
+	/**
+	 * @param acceptedTokens the tokens accepted by the guarded tables, read to repair a
+	 * token counter that Redis lost
+	 * @param convention replaces the default observation convention, when not
+	 * {@code null}
+	 */
+	public FencedTaskRunner(FencedLocks locks, Supplier<List<AcceptedTokens>> acceptedTokens,
+			ObservationRegistry observations, @Nullable FencedTaskObservationConvention convention) {
+		this.locks = locks;
+		this.counters = new TokenCounters(locks, acceptedTokens);
+		this.observations = observations;
+		this.convention = convention;
+	}
+
+	/**
+	 * The reason {@code lockName} is not a usable lock name, or {@code null} when it is.
+	 */
+	public static @Nullable String lockNameProblem(@Nullable String lockName) {
+		return LockNames.problem(lockName);
+	}
+
+	/**
+	 * Runs a blocking body under the task's lock.
+	 * @return what the body returned, or {@link #SKIPPED}
+	 */
+	public @Nullable Object run(TaskDefinition task, TaskRun.Body<?> body) throws Throwable {
+		TaskRun run = start(task);
+		if (run == null) {
+			return SKIPPED;
+		}
+		Throwable failure = null;
+		try {
+			return run.proceed(body);
+		}
+		catch (Throwable ex) {
+			failure = ex;
+			throw ex;
+		}
+		finally {
+			run.finish(failure);
+		}
+	}
+
+	/**
+	 * Acquires the task's lock, or takes this thread's live acquisition of the same lock
+	 * (acquiring again would issue a newer token and fence the outer run).
+	 * @return the run, to be {@linkplain TaskRun#finish finished} once its work has
+	 * ended, or {@code null} when the lock stayed busy and the task is skipped
+	 * @throws LockBusyException when the lock stayed busy and the task fails then
+	 */
+	public @Nullable TaskRun start(TaskDefinition task) {
+		FencedTaskObservationContext context = new FencedTaskObservationContext(task.taskName(), task.lockName());
+		Observation observation = FencedTaskObservationDocumentation.TASK_RUN
+			.observation(this.convention, DEFAULT_CONVENTION, () -> context, this.observations)
+			.start();
+		try {
+			Binding outer = TokenBindings.find(task.lockName());
+			if (outer != null && outer.acquisition().isHeld()) {
+				return new TaskRun(this, task, context, observation, null, outer.acquisition());
+			}
+			HeldLock held;
+			try {
+				held = this.locks.tryAcquire(task.lockName(), task.waitTime(), task.leaseTime());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return notAcquired(task, context, observation,
+						"the thread was interrupted while waiting for lock '" + task.lockName() + "'", true);
+			}
+			if (held == null) {
+				if (task.onBusy() == OnBusy.SKIP) {
+					this.busySkips.skipped(task);
+				}
+				return notAcquired(task, context, observation, "lock '" + task.lockName() + "' is held by another owner"
+						+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms"),
+						false);
+			}
+			this.busySkips.acquired(task.lockName());
+			try {
+				held = this.counters.aboveEveryStoredToken(held);
+			}
+			catch (RuntimeException ex) {
+				this.locks.release(held);
+				throw ex;
+			}
+			Duration lease = held.leaseTime();
+			Acquisition acquisition = new Acquisition(held.token(),
+					held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null);
+			return new TaskRun(this, task, context, observation, held, acquisition);
+		}
+		catch (RuntimeException ex) {
+			context.setOutcome(TaskRun.outcomeOf(ex));
+			observation.error(ex);
+			observation.stop();
+			throw ex;
+		}
+	}
+
+	private static @Nullable TaskRun notAcquired(TaskDefinition task, FencedTaskObservationContext context,
+			Observation observation, String why, boolean interrupted) {
+		if (task.onBusy() == OnBusy.FAIL) {
+			String message = Character.toUpperCase(why.charAt(0)) + why.substring(1) + "; " + task.description()
+					+ " did not run (on-busy = fail)";
+			throw interrupted ? new TaskRun.InterruptedWaitException(task.lockName(), message)
+					: new LockBusyException(task.lockName(), message);
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Skipped " + task.description() + ": " + why);
+		}
+		context.setOutcome(interrupted ? "interrupted" : "skipped");
+		observation.stop();
+		return null;
+	}
+
+	/**
+	 * After the work has ended: repairs a counter the storage found behind it, then
+	 * releases the lock, warning when the lease was overrun or the lock lost.
+	 */
+	void end(HeldLock held, Acquisition acquisition, TaskDefinition task) {
+		this.counters.repairAfterRefusal(held, acquisition.newestRefusingToken());
+		Duration ran = Duration.ofNanos(System.nanoTime() - held.acquiredAtNanos());
+		Duration lease = held.leaseTime();
+		boolean overran = (lease != null) && ran.compareTo(lease) > 0;
+		boolean released = this.locks.release(held);
+		if (!overran && released) {
+			return;
+		}
+		String run = task.description() + " with token " + held.token().value() + " ran " + ran.toMillis() + " ms";
+		String consequence = "another owner may have taken lock '" + held.token().lockName() + "', and the rows it "
+				+ "has written since refuse this run's guarded writes.";
+		if (lease != null && overran) {
+			logger.warn(run + ", past its " + lease.toMillis() + " ms lease: " + consequence
+					+ " The lock is left to its current owner; raise the lease or shorten the task.");
+		}
+		else {
+			logger.warn(run + " and found lock '" + held.token().lockName() + "' no longer its own before its lease "
+					+ "ended: Redis lost it (a restart, FLUSHALL or failover), the watchdog could not renew it, or it "
+					+ "was unlocked by force; " + consequence);
+		}
+	}
+
+}

@@ -1,0 +1,74 @@
+package io.fencing.lock;
+
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+
+import io.fencing.FencingToken;
+import io.fencing.context.TokenBindings;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
+
+/**
+ * Fenced tasks whose work is a Reactor {@code Mono} or {@code Flux}: as Spring's reactive
+ * transactions do, the lock is acquired when the publisher is subscribed (on
+ * {@code boundedElastic}, as acquiring blocks), the method is called then with the token
+ * bound, and the lock is released when the publisher completes, errors or is cancelled.
+ * The Reactor {@code Context} of the pipeline carries the token ({@code FencingToken}
+ * class as key) and the bindings (for context propagation, which restores them as
+ * {@code FencingContext} on every thread of the pipeline).
+ */
+final class ReactiveTasks {
+
+	private ReactiveTasks() {
+	}
+
+	static Mono<?> mono(FencedTaskRunner runner, TaskDefinition task, AsynchronousTasks.Call call) {
+		return Mono.usingWhen(start(runner, task),
+				(run) -> run.map((started) -> Mono.from(proceed(started, call)).contextWrite(carry(started)))
+					.orElseGet(Mono::empty),
+				(run) -> finish(run, null), (run, error) -> finish(run, error),
+				(run) -> finish(run, new CancellationException("The subscriber cancelled")));
+	}
+
+	static Flux<?> flux(FencedTaskRunner runner, TaskDefinition task, AsynchronousTasks.Call call) {
+		return Flux.usingWhen(start(runner, task),
+				(run) -> run.map((started) -> Flux.from(proceed(started, call)).contextWrite(carry(started)))
+					.orElseGet(Flux::empty),
+				(run) -> finish(run, null), (run, error) -> finish(run, error),
+				(run) -> finish(run, new CancellationException("The subscriber cancelled")));
+	}
+
+	private static Mono<Optional<TaskRun>> start(FencedTaskRunner runner, TaskDefinition task) {
+		return Mono.fromCallable(() -> Optional.ofNullable(runner.start(task)))
+			.subscribeOn(Schedulers.boundedElastic());
+	}
+
+	private static Publisher<?> proceed(TaskRun run, AsynchronousTasks.Call call) {
+		try {
+			Object publisher = run.proceed((token) -> call.proceed());
+			return (publisher != null) ? (Publisher<?>) publisher : Mono.empty();
+		}
+		catch (Throwable ex) {
+			return Mono.error(ex);
+		}
+	}
+
+	private static java.util.function.Function<Context, Context> carry(TaskRun run) {
+		return (context) -> context.put(FencingToken.class, run.token())
+			.put(TokenBindings.CONTEXT_KEY,
+					run.bindingOver(context.getOrDefault(TokenBindings.CONTEXT_KEY, (TokenBindings.Binding) null)));
+	}
+
+	/** Releasing blocks: never on the thread that signals, which may be Redis's own. */
+	private static Mono<Void> finish(Optional<TaskRun> run, @Nullable Throwable failure) {
+		return run
+			.map((started) -> Mono.<Void>fromRunnable(() -> started.finish(failure))
+				.subscribeOn(Schedulers.boundedElastic()))
+			.orElseGet(Mono::empty);
+	}
+
+}

@@ -1,0 +1,149 @@
+package io.fencing.lock;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.fencing.FencingToken;
+import io.fencing.LockBusyException;
+import io.fencing.LockUnavailableException;
+import io.fencing.StaleWriterException;
+import io.fencing.context.TokenBindings;
+import io.fencing.context.TokenBindings.Acquisition;
+import io.fencing.context.TokenBindings.Binding;
+import io.fencing.lock.FencedLocks.HeldLock;
+import io.fencing.observation.FencedTaskObservationContext;
+import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One run of a fenced task that holds its lock: binds the token around the body, and ends
+ * once, from whichever thread the work ends on.
+ */
+public final class TaskRun {
+
+	private final FencedTaskRunner runner;
+
+	private final TaskDefinition task;
+
+	private final FencedTaskObservationContext context;
+
+	private final Observation observation;
+
+	/** {@code null} when this run reuses its thread's acquisition of the same lock. */
+	private final @Nullable HeldLock held;
+
+	private final Acquisition acquisition;
+
+	private final AtomicBoolean finished = new AtomicBoolean();
+
+	TaskRun(FencedTaskRunner runner, TaskDefinition task, FencedTaskObservationContext context, Observation observation,
+			@Nullable HeldLock held, Acquisition acquisition) {
+		this.runner = runner;
+		this.task = task;
+		this.context = context;
+		this.observation = observation;
+		this.held = held;
+		this.acquisition = acquisition;
+	}
+
+	public FencingToken token() {
+		return this.acquisition.token();
+	}
+
+	/**
+	 * Runs the body with this run's token bound innermost on the calling thread.
+	 * @return the binding's result
+	 */
+	public <T> @Nullable T proceed(Body<T> body) throws Throwable {
+		Binding previous = TokenBindings.bind(this.acquisition);
+		try {
+			return body.run(this.acquisition.token());
+		}
+		finally {
+			TokenBindings.restore(previous);
+		}
+	}
+
+	/**
+	 * This run's binding on top of {@code outer}, for work that carries its bindings
+	 * itself (a Reactor context).
+	 */
+	public Binding bindingOver(@Nullable Binding outer) {
+		return new Binding(this.acquisition, outer);
+	}
+
+	/**
+	 * Ends the run once its work has ended, successfully or with {@code failure}: its
+	 * bindings stop counting, a counter found behind the storage is repaired, the lock is
+	 * released (by its owner id, from any thread) and the observation stops. Later calls
+	 * do nothing.
+	 */
+	public void finish(@Nullable Throwable failure) {
+		if (!this.finished.compareAndSet(false, true)) {
+			return;
+		}
+		Throwable cause = unwrap(failure);
+		try {
+			if (cause instanceof StaleWriterException stale && stale.getAcceptedToken() != null
+					&& this.acquisition.token().equals(new FencingToken(stale.getLockName(), stale.getToken()))) {
+				this.acquisition.reportNewerToken(stale.getAcceptedToken());
+			}
+			if (this.held != null) {
+				this.acquisition.end();
+				this.runner.end(this.held, this.acquisition, this.task);
+			}
+		}
+		finally {
+			this.context.setOutcome((cause != null) ? outcomeOf(cause) : "ran");
+			if (cause != null) {
+				this.observation.error(cause);
+			}
+			this.observation.stop();
+		}
+	}
+
+	static String outcomeOf(Throwable ex) {
+		if (ex instanceof StaleWriterException) {
+			return "stale";
+		}
+		if (ex instanceof LockBusyException) {
+			return (ex instanceof InterruptedWaitException) ? "interrupted" : "busy";
+		}
+		if (ex instanceof LockUnavailableException) {
+			return "unavailable";
+		}
+		if (ex instanceof CancellationException) {
+			return "cancelled";
+		}
+		return "failed";
+	}
+
+	private static @Nullable Throwable unwrap(@Nullable Throwable failure) {
+		Throwable cause = failure;
+		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+				&& cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	/** The work of a fenced task, given its token. */
+	@FunctionalInterface
+	public interface Body<T> {
+
+		@Nullable T run(FencingToken token) throws Throwable;
+
+	}
+
+	/** The wait for a busy lock was interrupted; the interrupt status is kept. */
+	static final class InterruptedWaitException extends LockBusyException {
+
+		InterruptedWaitException(String lockName, String message) {
+			super(lockName, message);
+		}
+
+	}
+
+}

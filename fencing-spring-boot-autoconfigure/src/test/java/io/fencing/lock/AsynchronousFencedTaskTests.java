@@ -1,0 +1,173 @@
+package io.fencing.lock;
+
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.fencing.FencedTask;
+import io.fencing.FencingContext;
+import io.fencing.FencingToken;
+import io.fencing.LockBusyException;
+import io.fencing.NoFencingTokenException;
+import io.fencing.OnBusy;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.test.Latches;
+import io.fencing.test.RedisServer;
+import io.fencing.test.TestServices;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A {@code @FencedTask} returning a {@link CompletableFuture} holds its lock until the
+ * future completes, on whatever thread, checked from outside on the real Redis.
+ */
+class AsynchronousFencedTaskTests {
+
+	private static final ExecutorService completer = Executors.newCachedThreadPool();
+
+	private final String lock = "fencing-test-" + UUID.randomUUID();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+				FencingAutoConfiguration.class))
+		.withBean(Jobs.class)
+		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(), "test.lock=" + this.lock);
+
+	@AfterAll
+	static void completeNothingMore() {
+		completer.shutdownNow();
+	}
+
+	@Test
+	void theLockIsHeldUntilTheFutureCompletesOnAnotherThreadAndReleasedBeforeTheCallerSeesIt() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			CountDownLatch finish = new CountDownLatch(1);
+			AtomicReference<FencingToken> boundWhileCalled = new AtomicReference<>();
+			CompletableFuture<FencingToken> run = jobs.later(finish, boundWhileCalled);
+			assertThat(run).isNotDone();
+			assertThat(boundWhileCalled.get().lockName()).isEqualTo(this.lock);
+			assertThat(held()).as("held after the method returned").isTrue();
+			assertThat(jobs.runNow()).as("another run while the future runs").isNull();
+
+			finish.countDown();
+			FencingToken token = run.get(10, TimeUnit.SECONDS);
+			assertThat(token).isEqualTo(boundWhileCalled.get());
+			assertThat(held()).as("released when the caller sees the result").isFalse();
+			assertThat(jobs.runNow().value()).isGreaterThan(token.value());
+		});
+	}
+
+	@Test
+	void aFailedOrCancelledFutureReleasesTheLock() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			CompletableFuture<FencingToken> failing = jobs.failing();
+			assertThatExceptionOfType(Exception.class).isThrownBy(() -> failing.get(10, TimeUnit.SECONDS))
+				.withRootCauseInstanceOf(IllegalStateException.class)
+				.withMessageContaining("the work failed");
+			assertThat(held()).isFalse();
+
+			CompletableFuture<FencingToken> never = jobs.never();
+			assertThat(held()).isTrue();
+			never.cancel(true);
+			await().atMost(Duration.ofSeconds(10)).until(() -> !held());
+			assertThatExceptionOfType(CancellationException.class).isThrownBy(never::join);
+		});
+	}
+
+	@Test
+	void aBusyLockCompletesTheFutureWithoutCallingTheMethod() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			CountDownLatch finish = new CountDownLatch(1);
+			CompletableFuture<FencingToken> holder = jobs.later(finish, new AtomicReference<>());
+			assertThat(jobs.laterOrSkip().toCompletableFuture().get(10, TimeUnit.SECONDS)).isNull();
+			assertThatExceptionOfType(Exception.class).isThrownBy(() -> jobs.laterOrFail().get(10, TimeUnit.SECONDS))
+				.withCauseInstanceOf(LockBusyException.class);
+			finish.countDown();
+			holder.get(10, TimeUnit.SECONDS);
+		});
+	}
+
+	@Test
+	void workThatOutlivesItsTaskSeesNoToken() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			AtomicReference<Runnable> captured = new AtomicReference<>();
+			jobs.capture(captured).get(10, TimeUnit.SECONDS);
+			CompletableFuture<Void> afterwards = CompletableFuture.runAsync(captured.get(), completer);
+			assertThatExceptionOfType(Exception.class).isThrownBy(() -> afterwards.get(10, TimeUnit.SECONDS))
+				.withCauseInstanceOf(NoFencingTokenException.class);
+		});
+	}
+
+	private boolean held() {
+		return ":1"
+			.equals(RedisServer.command(TestServices.redisHost(), TestServices.redisPort(), "EXISTS", this.lock));
+	}
+
+	static class Jobs {
+
+		@FencedTask(value = "${test.lock}", leaseTime = "30s")
+		public CompletableFuture<FencingToken> later(CountDownLatch finish, AtomicReference<FencingToken> bound) {
+			bound.set(FencingContext.current());
+			FencingToken token = FencingContext.current();
+			return CompletableFuture.supplyAsync(() -> {
+				Latches.await(finish);
+				return token;
+			}, completer);
+		}
+
+		@FencedTask("${test.lock}")
+		public CompletionStage<FencingToken> laterOrSkip() {
+			return CompletableFuture.completedFuture(FencingContext.current());
+		}
+
+		@FencedTask(value = "${test.lock}", onBusy = OnBusy.FAIL)
+		public CompletableFuture<FencingToken> laterOrFail() {
+			return CompletableFuture.completedFuture(FencingContext.current());
+		}
+
+		@FencedTask("${test.lock}")
+		public CompletableFuture<FencingToken> failing() {
+			return CompletableFuture.supplyAsync(() -> {
+				throw new IllegalStateException("the work failed");
+			}, completer);
+		}
+
+		@FencedTask("${test.lock}")
+		public CompletableFuture<FencingToken> never() {
+			return new CompletableFuture<>();
+		}
+
+		@FencedTask("${test.lock}")
+		public CompletableFuture<Void> capture(AtomicReference<Runnable> captured) {
+			captured.set(FencingContext.wrap((Runnable) FencingContext::current));
+			return CompletableFuture.completedFuture(null);
+		}
+
+		@FencedTask("${test.lock}")
+		public FencingToken runNow() {
+			return FencingContext.current();
+		}
+
+	}
+
+}

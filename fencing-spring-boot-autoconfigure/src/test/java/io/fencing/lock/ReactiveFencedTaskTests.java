@@ -1,0 +1,176 @@
+package io.fencing.lock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import io.fencing.FencedTask;
+import io.fencing.FencingContext;
+import io.fencing.FencingToken;
+import io.fencing.LockBusyException;
+import io.fencing.OnBusy;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.test.RedisServer;
+import io.fencing.test.StockTable;
+import io.fencing.test.TestServices;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.reactor.autoconfigure.ReactorAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A {@code @FencedTask} returning a {@code Mono} or {@code Flux} holds its lock from
+ * subscription until the publisher ends, and its token is readable on every thread of the
+ * pipeline: through {@code FencingContext} with Boot's
+ * {@code spring.reactor.context-propagation=auto}, and through the Reactor context.
+ */
+class ReactiveFencedTaskTests {
+
+	private final String lock = "fencing-test-" + UUID.randomUUID();
+
+	private final StockTable stock = new StockTable();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(ReactorAutoConfiguration.class, AopAutoConfiguration.class,
+				DataRedisAutoConfiguration.class, FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class))
+		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
+		.withBean(StockTable.class, () -> this.stock)
+		.withBean(Jobs.class)
+		.withPropertyValues("spring.reactor.context-propagation=auto",
+				"spring.data.redis.url=" + TestServices.redisUrl(), "test.lock=" + this.lock);
+
+	@AfterEach
+	void dropTable() {
+		this.stock.drop(TestServices.postgres());
+	}
+
+	@AfterAll
+	static void noAutomaticPropagationForOtherTests() {
+		Hooks.disableAutomaticContextPropagation();
+	}
+
+	@Test
+	void aMonoWhosePipelineHopsThreadsWritesWithItsTokenAndHoldsTheLockUntilItCompletes() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
+			this.stock.create(jdbc);
+			Sinks.One<Integer> quantity = Sinks.one();
+			Mono<List<Object>> sync = jobs.sync(quantity.asMono());
+			assertThat(held()).as("nothing happens before subscription").isFalse();
+
+			var result = sync.toFuture();
+			await().atMost(Duration.ofSeconds(10)).until(this::held);
+			assertThat(jobs.syncNow(Mono.just(1)).block(Duration.ofSeconds(10))).as("busy while the Mono runs")
+				.isNull();
+			quantity.tryEmitValue(8);
+			List<Object> seen = result.get();
+			FencingToken token = (FencingToken) seen.get(0);
+			assertThat(seen).as("token in the Reactor context, then thread and token after each hop")
+				.containsExactly(token, token, true, token, 1);
+			assertThat(held()).as("released when the subscriber sees the result").isFalse();
+			assertThat(this.stock.row(jdbc)).containsEntry("quantity", 8).containsEntry("last_token", token.value());
+		});
+	}
+
+	@Test
+	void aCancelledFluxReleasesItsLock() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			Disposable ticking = jobs.ticks().subscribe();
+			await().atMost(Duration.ofSeconds(10)).until(this::held);
+			ticking.dispose();
+			await().atMost(Duration.ofSeconds(10)).until(() -> !held());
+			assertThat(jobs.ticks().take(2).collectList().block(Duration.ofSeconds(10))).hasSize(2);
+		});
+	}
+
+	@Test
+	void aBusyLockEmptiesOrFailsThePublisherWithoutCallingTheMethod() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			Disposable ticking = jobs.ticks().subscribe();
+			await().atMost(Duration.ofSeconds(10)).until(this::held);
+			assertThat(jobs.syncNow(Mono.just(1)).block(Duration.ofSeconds(10))).isNull();
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> jobs.ticksOrFail().blockFirst(Duration.ofSeconds(10)));
+			assertThat(jobs.calls).as("method calls").isZero();
+			ticking.dispose();
+		});
+	}
+
+	private boolean held() {
+		return ":1"
+			.equals(RedisServer.command(TestServices.redisHost(), TestServices.redisPort(), "EXISTS", this.lock));
+	}
+
+	static class Jobs {
+
+		@Autowired
+		private FencedJdbcTemplate jdbc;
+
+		@Autowired
+		private StockTable stock;
+
+		volatile int calls;
+
+		/**
+		 * Reads the token from the Reactor context, then hops to another scheduler and
+		 * writes there through {@code FencingContext}.
+		 */
+		@FencedTask(value = "${test.lock}", leaseTime = "30s")
+		public Mono<List<Object>> sync(Mono<Integer> quantity) {
+			Thread caller = Thread.currentThread();
+			return Mono.deferContextual((reactorContext) -> quantity.publishOn(Schedulers.parallel())
+				.map((value) -> List.of(reactorContext.get(FencingToken.class), FencingContext.current(),
+						Thread.currentThread() != caller, value))
+				.publishOn(Schedulers.boundedElastic())
+				.map((seen) -> List.of(seen.get(0), seen.get(1), seen.get(2), FencingContext.current(),
+						write((Integer) seen.get(3)))));
+		}
+
+		@FencedTask("${test.lock}")
+		public Mono<FencingToken> syncNow(Mono<Integer> quantity) {
+			this.calls++;
+			return quantity.map((value) -> FencingContext.current());
+		}
+
+		@FencedTask("${test.lock}")
+		public Flux<Long> ticks() {
+			return Flux.interval(Duration.ofMillis(20));
+		}
+
+		@FencedTask(value = "${test.lock}", onBusy = OnBusy.FAIL)
+		public Flux<Long> ticksOrFail() {
+			this.calls++;
+			return Flux.interval(Duration.ofMillis(20));
+		}
+
+		private int write(int quantity) {
+			return this.stock.write(this.jdbc, quantity);
+		}
+
+	}
+
+}
