@@ -52,6 +52,21 @@ public final class TokenBindings {
 	}
 
 	/**
+	 * The innermost live binding of the given lock that this thread made itself (not one
+	 * carried here from another thread), or {@code null}: a task may reuse only such an
+	 * acquisition, or work carried to other threads would run beside its task.
+	 */
+	public static @Nullable Binding findOwn(String lockName) {
+		Thread current = Thread.currentThread();
+		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
+			if (!binding.acquisition().hasEnded() && binding.token().lockName().equals(lockName)) {
+				return (binding.thread() == current) ? binding : null;
+			}
+		}
+		return null;
+	}
+
+	/**
 	 * Whether a live binding of another lock than {@code binding}'s is bound outside it:
 	 * the innermost token may then belong to a lock that does not protect the rows being
 	 * written.
@@ -84,7 +99,7 @@ public final class TokenBindings {
 	 */
 	public static @Nullable Binding bind(Acquisition acquisition) {
 		Binding previous = CURRENT.get();
-		CURRENT.set(new Binding(acquisition, previous));
+		CURRENT.set(new Binding(acquisition, previous, Thread.currentThread()));
 		return previous;
 	}
 
@@ -119,8 +134,14 @@ public final class TokenBindings {
 		}
 	}
 
-	/** One link of a thread's chain of bound tokens. */
-	public record Binding(Acquisition acquisition, @Nullable Binding outer) {
+	/**
+	 * One link of a thread's chain of bound tokens.
+	 *
+	 * @param acquisition the acquisition whose token is bound
+	 * @param outer the bindings it was bound over
+	 * @param thread the thread that bound it (a binding may be carried to others)
+	 */
+	public record Binding(Acquisition acquisition, @Nullable Binding outer, Thread thread) {
 
 		public FencingToken token() {
 			return this.acquisition.token();

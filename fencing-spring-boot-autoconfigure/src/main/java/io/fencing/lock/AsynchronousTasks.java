@@ -24,6 +24,7 @@ final class AsynchronousTasks {
 	 */
 	static @Nullable CompletableFuture<@Nullable Object> completionStage(FencedTaskRunner runner, TaskDefinition task,
 			Call call) throws Throwable {
+		FencedTaskRunner.refuseInsideItsOwnLock(task);
 		TaskRun run;
 		try {
 			run = runner.start(task);
@@ -47,15 +48,14 @@ final class AsynchronousTasks {
 			return null;
 		}
 		CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
-		stage.whenComplete((value, failure) -> {
-			run.finish(failure);
+		stage.whenComplete((value, failure) -> run.finishAsync(failure).whenComplete((finished, finishFailure) -> {
 			if (failure != null) {
 				result.completeExceptionally(failure);
 			}
 			else {
 				result.complete(value);
 			}
-		});
+		}));
 		result.whenComplete((value, failure) -> {
 			if (failure instanceof CancellationException) {
 				stage.toCompletableFuture().cancel(false);

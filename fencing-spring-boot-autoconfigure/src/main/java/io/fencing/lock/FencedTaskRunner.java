@@ -2,6 +2,8 @@ package io.fencing.lock;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 import io.fencing.LockBusyException;
@@ -19,6 +21,8 @@ import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Runs fenced tasks, whatever their form ({@code @FencedTask} methods, blocking or
@@ -46,6 +50,10 @@ public class FencedTaskRunner {
 
 	private final @Nullable FencedTaskObservationConvention convention;
 
+	/** Where asynchronous work is finished, off the threads that complete it. */
+	private final Executor releases = Executors
+		.newCachedThreadPool(daemon(new CustomizableThreadFactory("fencing-release-")));
+
 	/**
 	 * @param acceptedTokens the tokens accepted by the guarded tables, read to repair a
 	 * token counter that Redis lost
@@ -58,6 +66,28 @@ public class FencedTaskRunner {
 		this.counters = new TokenCounters(locks, acceptedTokens);
 		this.observations = observations;
 		this.convention = convention;
+	}
+
+	private static CustomizableThreadFactory daemon(CustomizableThreadFactory factory) {
+		factory.setDaemon(true);
+		return factory;
+	}
+
+	Executor releases() {
+		return this.releases;
+	}
+
+	/**
+	 * Refuses asynchronous work inside a run of the same lock on this thread: it would
+	 * reuse that run's acquisition and outlive it.
+	 * @throws IllegalStateException when this thread holds the task's lock
+	 */
+	public static void refuseInsideItsOwnLock(TaskDefinition task) {
+		if (TokenBindings.findOwn(task.lockName()) != null) {
+			throw new IllegalStateException(task.description() + " returns asynchronous work and was called inside a "
+					+ "run that holds lock '" + task.lockName() + "' on this thread: the work would outlive that "
+					+ "run's lock. Call it outside that run, or make it synchronous.");
+		}
 	}
 
 	/**
@@ -102,7 +132,7 @@ public class FencedTaskRunner {
 			.observation(this.convention, DEFAULT_CONVENTION, () -> context, this.observations)
 			.start();
 		try {
-			Binding outer = TokenBindings.find(task.lockName());
+			Binding outer = TokenBindings.findOwn(task.lockName());
 			if (outer != null && outer.acquisition().isHeld()) {
 				return new TaskRun(this, task, context, observation, null, outer.acquisition());
 			}
@@ -127,7 +157,7 @@ public class FencedTaskRunner {
 			try {
 				held = this.counters.aboveEveryStoredToken(held);
 			}
-			catch (RuntimeException ex) {
+			catch (RuntimeException | Error ex) {
 				this.locks.release(held);
 				throw ex;
 			}
@@ -136,7 +166,7 @@ public class FencedTaskRunner {
 					held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null);
 			return new TaskRun(this, task, context, observation, held, acquisition);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			context.setOutcome(TaskRun.outcomeOf(ex));
 			observation.error(ex);
 			observation.stop();

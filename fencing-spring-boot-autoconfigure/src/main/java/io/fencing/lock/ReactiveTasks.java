@@ -2,6 +2,8 @@ package io.fencing.lock;
 
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.fencing.FencingToken;
 import io.fencing.context.TokenBindings;
@@ -27,6 +29,7 @@ final class ReactiveTasks {
 	}
 
 	static Mono<?> mono(FencedTaskRunner runner, TaskDefinition task, AsynchronousTasks.Call call) {
+		FencedTaskRunner.refuseInsideItsOwnLock(task);
 		return Mono.usingWhen(start(runner, task),
 				(run) -> run.map((started) -> Mono.from(proceed(started, call)).contextWrite(carry(started)))
 					.orElseGet(Mono::empty),
@@ -35,6 +38,7 @@ final class ReactiveTasks {
 	}
 
 	static Flux<?> flux(FencedTaskRunner runner, TaskDefinition task, AsynchronousTasks.Call call) {
+		FencedTaskRunner.refuseInsideItsOwnLock(task);
 		return Flux.usingWhen(start(runner, task),
 				(run) -> run.map((started) -> Flux.from(proceed(started, call)).contextWrite(carry(started)))
 					.orElseGet(Flux::empty),
@@ -42,9 +46,42 @@ final class ReactiveTasks {
 				(run) -> finish(run, new CancellationException("The subscriber cancelled")));
 	}
 
+	/**
+	 * Acquires on subscription. A subscriber that cancels while the acquisition is under
+	 * way never receives the run, so the run is finished here (finishing is idempotent,
+	 * whichever side gets there first).
+	 */
 	private static Mono<Optional<TaskRun>> start(FencedTaskRunner runner, TaskDefinition task) {
-		return Mono.fromCallable(() -> Optional.ofNullable(runner.start(task)))
-			.subscribeOn(Schedulers.boundedElastic());
+		return Mono.<Optional<TaskRun>>create((sink) -> {
+			AtomicReference<@Nullable TaskRun> started = new AtomicReference<>();
+			AtomicBoolean cancelled = new AtomicBoolean();
+			sink.onCancel(() -> {
+				cancelled.set(true);
+				finishCancelled(started.get());
+			});
+			TaskRun run;
+			try {
+				run = runner.start(task);
+			}
+			catch (RuntimeException ex) {
+				if (!cancelled.get()) {
+					sink.error(ex);
+				}
+				return;
+			}
+			started.set(run);
+			if (cancelled.get()) {
+				finishCancelled(run);
+				return;
+			}
+			sink.success(Optional.ofNullable(run));
+		}).subscribeOn(Schedulers.boundedElastic());
+	}
+
+	private static void finishCancelled(@Nullable TaskRun run) {
+		if (run != null) {
+			run.finishAsync(new CancellationException("The subscriber cancelled"));
+		}
 	}
 
 	private static Publisher<?> proceed(TaskRun run, AsynchronousTasks.Call call) {
@@ -63,12 +100,8 @@ final class ReactiveTasks {
 					run.bindingOver(context.getOrDefault(TokenBindings.CONTEXT_KEY, (TokenBindings.Binding) null)));
 	}
 
-	/** Releasing blocks: never on the thread that signals, which may be Redis's own. */
 	private static Mono<Void> finish(Optional<TaskRun> run, @Nullable Throwable failure) {
-		return run
-			.map((started) -> Mono.<Void>fromRunnable(() -> started.finish(failure))
-				.subscribeOn(Schedulers.boundedElastic()))
-			.orElseGet(Mono::empty);
+		return run.map((started) -> Mono.fromFuture(() -> started.finishAsync(failure))).orElseGet(Mono::empty);
 	}
 
 }

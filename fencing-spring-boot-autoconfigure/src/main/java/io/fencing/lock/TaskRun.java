@@ -1,6 +1,7 @@
 package io.fencing.lock;
 
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -58,7 +59,7 @@ public final class TaskRun {
 	 */
 	public <T> @Nullable T proceed(Body<T> body) throws Throwable {
 		Binding previous = TokenBindings.bind(this.acquisition);
-		try {
+		try (Observation.Scope scope = this.observation.openScope()) {
 			return body.run(this.acquisition.token());
 		}
 		finally {
@@ -71,7 +72,7 @@ public final class TaskRun {
 	 * itself (a Reactor context).
 	 */
 	public Binding bindingOver(@Nullable Binding outer) {
-		return new Binding(this.acquisition, outer);
+		return new Binding(this.acquisition, outer, Thread.currentThread());
 	}
 
 	/**
@@ -102,6 +103,15 @@ public final class TaskRun {
 			}
 			this.observation.stop();
 		}
+	}
+
+	/**
+	 * {@link #finish} on the runner's release threads: never on the thread that completed
+	 * the work, which may be one of Redis's own and must not block on it.
+	 * @return completes once the run has finished
+	 */
+	public CompletableFuture<Void> finishAsync(@Nullable Throwable failure) {
+		return CompletableFuture.runAsync(() -> finish(failure), this.runner.releases());
 	}
 
 	static String outcomeOf(Throwable ex) {

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.fencing.FencedTask;
+import io.fencing.FencedTasks;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.LockBusyException;
@@ -23,6 +24,9 @@ import io.fencing.test.RedisServer;
 import io.fencing.test.TestServices;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -31,6 +35,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -118,6 +123,49 @@ class AsynchronousFencedTaskTests {
 		});
 	}
 
+	@Test
+	void aStageCompletedOnRedissonsOnlyEventLoopIsReleasedWithoutBlockingIt() {
+		this.contextRunner.withBean(RedissonClient.class, () -> {
+			Config config = new Config().setNettyThreads(1);
+			config.useSingleServer().setAddress(TestServices.redisUrl());
+			return Redisson.create(config);
+		}).run((context) -> {
+			RedissonClient redisson = context.getBean(RedissonClient.class);
+			String queue = this.lock + "-queue";
+			CompletableFuture<Object> polled = context.getBean(Jobs.class).poll(redisson, queue);
+			assertThat(held()).isTrue();
+			redisson.getQueue(queue).add("stock");
+			assertThat(polled.get(10, TimeUnit.SECONDS)).isEqualTo("stock");
+			assertThat(held()).isFalse();
+		});
+	}
+
+	@Test
+	void anAsynchronousTaskInsideARunOfItsOwnLockIsRefused() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			assertThatIllegalStateException()
+				.isThrownBy(() -> context.getBean(FencedTasks.class)
+					.run(this.lock, (token) -> jobs.later(new CountDownLatch(0), new AtomicReference<>())))
+				.withMessageContaining("Jobs.later() returns asynchronous work and was called inside a run that holds "
+						+ "lock '" + this.lock + "' on this thread");
+			assertThat(held()).isFalse();
+		});
+	}
+
+	@Test
+	void aBindingCarriedToAnotherThreadDoesNotLetItRunTheSameLock() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			AtomicReference<FencingToken> other = new AtomicReference<>(new FencingToken("not run", 0));
+			context.getBean(FencedTasks.class).run(this.lock, (token) -> {
+				assertThat(jobs.runNow()).as("the same thread reuses its acquisition").isEqualTo(token);
+				CompletableFuture.runAsync(FencingContext.wrap(() -> other.set(jobs.runNow())), completer).join();
+			});
+			assertThat(other.get()).as("the other thread found the lock busy and skipped").isNull();
+		});
+	}
+
 	private boolean held() {
 		return ":1"
 			.equals(RedisServer.command(TestServices.redisHost(), TestServices.redisPort(), "EXISTS", this.lock));
@@ -161,6 +209,11 @@ class AsynchronousFencedTaskTests {
 		public CompletableFuture<Void> capture(AtomicReference<Runnable> captured) {
 			captured.set(FencingContext.wrap((Runnable) FencingContext::current));
 			return CompletableFuture.completedFuture(null);
+		}
+
+		@FencedTask("${test.lock}")
+		public CompletableFuture<Object> poll(RedissonClient redisson, String queue) {
+			return redisson.getBlockingQueue(queue).pollAsync(10, TimeUnit.SECONDS).toCompletableFuture();
 		}
 
 		@FencedTask("${test.lock}")

@@ -2,7 +2,10 @@ package io.fencing.lock;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import javax.sql.DataSource;
 
@@ -107,6 +110,39 @@ class ReactiveFencedTaskTests {
 	}
 
 	@Test
+	void aSubscriberThatCancelsWhileWaitingForTheLockLeavesNothingHeld() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			Disposable holder = jobs.ticks().subscribe();
+			await().atMost(Duration.ofSeconds(10)).until(this::held);
+			Disposable waiting = jobs.ticksAfterWaiting().subscribe();
+			waiting.dispose();
+			holder.dispose();
+			// The waiting acquisition may still take the lock: it must give it back.
+			FencingToken next = await().atMost(Duration.ofSeconds(20))
+				.until(() -> jobs.syncNow(Mono.just(1)).block(Duration.ofSeconds(10)), Objects::nonNull);
+			assertThat(next.lockName()).isEqualTo(this.lock);
+			assertThat(jobs.waitingCalls()).as("calls of the cancelled task's method").isZero();
+		});
+	}
+
+	@Test
+	void subscribersThatCancelWhileTheLockIsAcquiredLeaveNothingHeld() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			for (int attempt = 0; attempt < 60; attempt++) {
+				Disposable ticking = jobs.ticks().subscribe();
+				// Cancel at a different moment of the acquisition each time.
+				LockSupport.parkNanos((attempt % 15) * 300_000L);
+				ticking.dispose();
+			}
+			FencingToken next = await().atMost(Duration.ofSeconds(20))
+				.until(() -> jobs.syncNow(Mono.just(1)).block(Duration.ofSeconds(10)), Objects::nonNull);
+			assertThat(next.lockName()).isEqualTo(this.lock);
+		});
+	}
+
+	@Test
 	void aBusyLockEmptiesOrFailsThePublisherWithoutCallingTheMethod() {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
@@ -115,7 +151,7 @@ class ReactiveFencedTaskTests {
 			assertThat(jobs.syncNow(Mono.just(1)).block(Duration.ofSeconds(10))).isNull();
 			assertThatExceptionOfType(LockBusyException.class)
 				.isThrownBy(() -> jobs.ticksOrFail().blockFirst(Duration.ofSeconds(10)));
-			assertThat(jobs.calls).as("method calls").isZero();
+			assertThat(jobs.calls()).as("method calls").isZero();
 			ticking.dispose();
 		});
 	}
@@ -133,7 +169,17 @@ class ReactiveFencedTaskTests {
 		@Autowired
 		private StockTable stock;
 
-		volatile int calls;
+		private final AtomicInteger calls = new AtomicInteger();
+
+		private final AtomicInteger waitingCalls = new AtomicInteger();
+
+		public int calls() {
+			return this.calls.get();
+		}
+
+		public int waitingCalls() {
+			return this.waitingCalls.get();
+		}
 
 		/**
 		 * Reads the token from the Reactor context, then hops to another scheduler and
@@ -152,7 +198,7 @@ class ReactiveFencedTaskTests {
 
 		@FencedTask("${test.lock}")
 		public Mono<FencingToken> syncNow(Mono<Integer> quantity) {
-			this.calls++;
+			this.calls.incrementAndGet();
 			return quantity.map((value) -> FencingContext.current());
 		}
 
@@ -161,9 +207,15 @@ class ReactiveFencedTaskTests {
 			return Flux.interval(Duration.ofMillis(20));
 		}
 
+		@FencedTask(value = "${test.lock}", waitTime = "10s")
+		public Flux<Long> ticksAfterWaiting() {
+			this.waitingCalls.incrementAndGet();
+			return Flux.interval(Duration.ofMillis(20));
+		}
+
 		@FencedTask(value = "${test.lock}", onBusy = OnBusy.FAIL)
 		public Flux<Long> ticksOrFail() {
-			this.calls++;
+			this.calls.incrementAndGet();
 			return Flux.interval(Duration.ofMillis(20));
 		}
 
