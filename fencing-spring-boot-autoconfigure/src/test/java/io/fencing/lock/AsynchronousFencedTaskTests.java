@@ -11,6 +11,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import javax.sql.DataSource;
+
 import io.fencing.FencedTask;
 import io.fencing.FencedTasks;
 import io.fencing.FencingContext;
@@ -19,19 +21,25 @@ import io.fencing.LockBusyException;
 import io.fencing.NoFencingTokenException;
 import io.fencing.OnBusy;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.test.Latches;
 import io.fencing.test.RedisServer;
+import io.fencing.test.StockTable;
 import io.fencing.test.TestServices;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -48,11 +56,20 @@ class AsynchronousFencedTaskTests {
 
 	private final String lock = "fencing-test-" + UUID.randomUUID();
 
+	private final StockTable stock = new StockTable();
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-				FencingAutoConfiguration.class))
+				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class))
+		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
+		.withBean(StockTable.class, () -> this.stock)
 		.withBean(Jobs.class)
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(), "test.lock=" + this.lock);
+
+	@AfterEach
+	void dropTable() {
+		this.stock.drop(TestServices.postgres());
+	}
 
 	@AfterAll
 	static void completeNothingMore() {
@@ -76,6 +93,17 @@ class AsynchronousFencedTaskTests {
 			assertThat(token).isEqualTo(boundWhileCalled.get());
 			assertThat(held()).as("released when the caller sees the result").isFalse();
 			assertThat(jobs.runNow().value()).isGreaterThan(token.value());
+		});
+	}
+
+	@Test
+	void aLaterStageOnAnotherThreadWritesWithTheTasksTokenWhileTheLockIsHeld() {
+		this.contextRunner.run((context) -> {
+			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
+			this.stock.create(jdbc);
+			FencingToken token = context.getBean(Jobs.class).writeLater(8).get(10, TimeUnit.SECONDS);
+			assertThat(this.stock.row(jdbc)).containsEntry("quantity", 8).containsEntry("last_token", token.value());
+			assertThat(held()).isFalse();
 		});
 	}
 
@@ -181,6 +209,21 @@ class AsynchronousFencedTaskTests {
 				Latches.await(finish);
 				return token;
 			}, completer);
+		}
+
+		@Autowired
+		private FencedJdbcTemplate jdbc;
+
+		@Autowired
+		private StockTable stock;
+
+		/** Writes in a later stage, on a thread the token is carried to. */
+		@FencedTask("${test.lock}")
+		public CompletableFuture<FencingToken> writeLater(int quantity) {
+			FencingToken token = FencingContext.current();
+			return CompletableFuture
+				.runAsync(FencingContext.wrap((Runnable) () -> this.stock.write(this.jdbc, quantity)), completer)
+				.thenApply((written) -> token);
 		}
 
 		@FencedTask("${test.lock}")
