@@ -15,7 +15,16 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 public final class StockTable {
 
-	private final String name = "stock_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+	private final String name;
+
+	/** A table of a random name of its own. */
+	public StockTable() {
+		this("stock_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12));
+	}
+
+	public StockTable(String name) {
+		this.name = name;
+	}
 
 	public String name() {
 		return this.name;

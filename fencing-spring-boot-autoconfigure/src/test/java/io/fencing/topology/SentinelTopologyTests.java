@@ -21,6 +21,7 @@ import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.test.RedisSentinelGroup;
 import io.fencing.test.RedisServer;
+import io.fencing.test.ReferenceTimeline;
 import io.fencing.test.TestServices;
 import io.fencing.topology.FencedRuns.Outcome;
 import io.fencing.topology.FencedRuns.Run;

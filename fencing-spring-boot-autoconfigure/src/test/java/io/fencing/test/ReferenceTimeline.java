@@ -1,4 +1,4 @@
-package io.fencing.topology;
+package io.fencing.test;
 
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -14,7 +14,6 @@ import io.fencing.LockBusyException;
 import io.fencing.OnBusy;
 import io.fencing.StaleWriterException;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.test.Latches;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationContext;
@@ -24,11 +23,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The contract's reference timeline, as {@code ReferenceTimelineIntegrationTests} plays
- * it on a single Redis, for a context with a {@link Workers} bean and the properties
- * {@code test.lock} and {@code test.table}: A is paused past its 1 s lease, B takes over.
+ * The contract's reference timeline with real threads and a real lease expiry, for a
+ * context with a {@link Workers} bean and the properties {@code test.lock} and
+ * {@code test.table}: A is paused past its 1 s lease, B takes over.
  */
-final class ReferenceTimeline {
+public final class ReferenceTimeline {
 
 	private ReferenceTimeline() {
 	}
@@ -37,12 +36,8 @@ final class ReferenceTimeline {
 	 * Creates the table, plays the timeline and checks every step.
 	 * @return B's token, the one the row holds at the end
 	 */
-	static FencingToken play(ApplicationContext context, ExecutorService threads) throws Exception {
-		FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
-		String table = context.getEnvironment().getRequiredProperty("test.table");
-		jdbc.execute("CREATE TABLE " + table
-				+ " (sku VARCHAR(16) PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
-		jdbc.update("INSERT INTO " + table + " (sku, quantity) VALUES ('A-1', 10)");
+	public static FencingToken play(ApplicationContext context, ExecutorService threads) throws Exception {
+		stock(context).create(context.getBean(FencedJdbcTemplate.class));
 		Workers workers = context.getBean(Workers.class);
 
 		CountDownLatch aHolds = new CountDownLatch(1);
@@ -88,13 +83,15 @@ final class ReferenceTimeline {
 	}
 
 	/** The timeline's row: quantity and last_token. */
-	static Map<String, Object> row(ApplicationContext context) {
-		return context.getBean(FencedJdbcTemplate.class)
-			.queryForMap("SELECT quantity, last_token FROM "
-					+ context.getEnvironment().getRequiredProperty("test.table") + " WHERE sku = 'A-1'");
+	public static Map<String, Object> row(ApplicationContext context) {
+		return stock(context).row(context.getBean(FencedJdbcTemplate.class));
 	}
 
-	static class Workers {
+	private static StockTable stock(ApplicationContext context) {
+		return new StockTable(context.getEnvironment().getRequiredProperty("test.table"));
+	}
+
+	public static class Workers {
 
 		@Autowired
 		private FencedJdbcTemplate jdbc;
@@ -128,9 +125,7 @@ final class ReferenceTimeline {
 		}
 
 		public int writeStock(int quantity) {
-			return this.jdbc.guardedUpdate(
-					"UPDATE " + this.environment.getProperty("test.table") + " SET quantity = ? WHERE sku = ?",
-					quantity, "A-1");
+			return new StockTable(this.environment.getRequiredProperty("test.table")).write(this.jdbc, quantity);
 		}
 
 	}
