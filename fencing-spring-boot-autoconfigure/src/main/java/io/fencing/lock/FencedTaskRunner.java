@@ -127,14 +127,15 @@ public class FencedTaskRunner {
 	 * @throws LockBusyException when the lock stayed busy and the task fails then
 	 */
 	public @Nullable TaskRun start(TaskDefinition task) {
-		FencedTaskObservationContext context = new FencedTaskObservationContext(task.taskName(), task.lockName());
+		// Without a registry the observation is a no-op and its context is never made.
 		Observation observation = FencedTaskObservationDocumentation.TASK_RUN
-			.observation(this.convention, DEFAULT_CONVENTION, () -> context, this.observations)
+			.observation(this.convention, DEFAULT_CONVENTION,
+					() -> new FencedTaskObservationContext(task.taskName(), task.lockName()), this.observations)
 			.start();
 		try {
 			Binding outer = TokenBindings.findOwn(task.lockName());
 			if (outer != null && outer.acquisition().isHeld()) {
-				return new TaskRun(this, task, context, observation, null, outer.acquisition());
+				return new TaskRun(this, task, observation, null, outer.acquisition());
 			}
 			HeldLock held;
 			try {
@@ -142,14 +143,14 @@ public class FencedTaskRunner {
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				return notAcquired(task, context, observation,
+				return notAcquired(task, observation,
 						"the thread was interrupted while waiting for lock '" + task.lockName() + "'", true);
 			}
 			if (held == null) {
 				if (task.onBusy() == OnBusy.SKIP) {
 					this.busySkips.skipped(task);
 				}
-				return notAcquired(task, context, observation, "lock '" + task.lockName() + "' is held by another owner"
+				return notAcquired(task, observation, "lock '" + task.lockName() + "' is held by another owner"
 						+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms"),
 						false);
 			}
@@ -164,18 +165,18 @@ public class FencedTaskRunner {
 			Duration lease = held.leaseTime();
 			Acquisition acquisition = new Acquisition(held.token(),
 					held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null);
-			return new TaskRun(this, task, context, observation, held, acquisition);
+			return new TaskRun(this, task, observation, held, acquisition);
 		}
 		catch (RuntimeException | Error ex) {
-			context.setOutcome(TaskRun.outcomeOf(ex));
+			TaskRun.setOutcome(observation, TaskRun.outcomeOf(ex));
 			observation.error(ex);
 			observation.stop();
 			throw ex;
 		}
 	}
 
-	private static @Nullable TaskRun notAcquired(TaskDefinition task, FencedTaskObservationContext context,
-			Observation observation, String why, boolean interrupted) {
+	private static @Nullable TaskRun notAcquired(TaskDefinition task, Observation observation, String why,
+			boolean interrupted) {
 		if (task.onBusy() == OnBusy.FAIL) {
 			String message = Character.toUpperCase(why.charAt(0)) + why.substring(1) + "; " + task.description()
 					+ " did not run (on-busy = fail)";
@@ -185,7 +186,7 @@ public class FencedTaskRunner {
 		if (logger.isDebugEnabled()) {
 			logger.debug("Skipped " + task.description() + ": " + why);
 		}
-		context.setOutcome(interrupted ? "interrupted" : "skipped");
+		TaskRun.setOutcome(observation, interrupted ? "interrupted" : "skipped");
 		observation.stop();
 		return null;
 	}

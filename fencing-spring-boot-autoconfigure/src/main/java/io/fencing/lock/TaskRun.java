@@ -28,8 +28,6 @@ public final class TaskRun {
 
 	private final TaskDefinition task;
 
-	private final FencedTaskObservationContext context;
-
 	private final Observation observation;
 
 	/** {@code null} when this run reuses its thread's acquisition of the same lock. */
@@ -39,11 +37,10 @@ public final class TaskRun {
 
 	private final AtomicBoolean finished = new AtomicBoolean();
 
-	TaskRun(FencedTaskRunner runner, TaskDefinition task, FencedTaskObservationContext context, Observation observation,
-			@Nullable HeldLock held, Acquisition acquisition) {
+	TaskRun(FencedTaskRunner runner, TaskDefinition task, Observation observation, @Nullable HeldLock held,
+			Acquisition acquisition) {
 		this.runner = runner;
 		this.task = task;
-		this.context = context;
 		this.observation = observation;
 		this.held = held;
 		this.acquisition = acquisition;
@@ -97,7 +94,7 @@ public final class TaskRun {
 			}
 		}
 		finally {
-			this.context.setOutcome((cause != null) ? outcomeOf(cause) : "ran");
+			setOutcome(this.observation, (cause != null) ? outcomeOf(cause) : "ran");
 			if (cause != null) {
 				this.observation.error(cause);
 			}
@@ -112,6 +109,13 @@ public final class TaskRun {
 	 */
 	public CompletableFuture<Void> finishAsync(@Nullable Throwable failure) {
 		return CompletableFuture.runAsync(() -> finish(failure), this.runner.releases());
+	}
+
+	/** Records how the run ended, unless the observation is a no-op. */
+	static void setOutcome(Observation observation, String outcome) {
+		if (observation.getContext() instanceof FencedTaskObservationContext context) {
+			context.setOutcome(outcome);
+		}
 	}
 
 	static String outcomeOf(Throwable ex) {
