@@ -3,11 +3,15 @@ package io.fencing.lock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
@@ -34,8 +38,13 @@ import org.redisson.config.Config;
  * passed to Redisson's asynchronous lock API, and used again to release. Every
  * acquisition also uses a new {@link RFencedLock} object: a lock object remembers the
  * lease of its last acquisition.
+ * <p>
+ * A release is sent without waiting for its reply. In this process the lock is free as
+ * soon as the release is sent: an acquisition of the same lock name, on any thread, first
+ * waits for its pending release. Other processes see the lock held for one more round
+ * trip, as if the network were slower. {@link #close} waits for the pending releases.
  */
-public class FencedLocks {
+public class FencedLocks implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(FencedLocks.class);
 
@@ -76,9 +85,15 @@ public class FencedLocks {
 			redis.call('set', KEYS[3], '1')
 			return redis.call('incr', KEYS[2])""";
 
+	/** How long {@link #close} waits for pending releases. */
+	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
 	private final RedissonClient redisson;
 
 	private final String redisDescription;
+
+	/** Per lock name, the release this process has sent and not yet seen answered. */
+	private final Map<String, CompletableFuture<Boolean>> pendingReleases = new ConcurrentHashMap<>();
 
 	/**
 	 * @param redisson the client whose locks fence the tasks
@@ -103,7 +118,8 @@ public class FencedLocks {
 	}
 
 	/**
-	 * Tries to acquire {@code lockName}, waiting up to {@code waitTime}.
+	 * Tries to acquire {@code lockName}, waiting up to {@code waitTime}, after the
+	 * release of the lock this process has sent, if any, has been answered.
 	 * @param leaseTime the fixed lease, or {@code null} for the watchdog
 	 * @return the acquisition, or {@code null} when the lock stayed busy
 	 * @throws LockUnavailableException when Redis failed; whatever may have been acquired
@@ -113,6 +129,10 @@ public class FencedLocks {
 	 */
 	public @Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
+		CompletableFuture<Boolean> pendingRelease = this.pendingReleases.get(lockName);
+		if (pendingRelease != null) {
+			awaitQuietly(pendingRelease);
+		}
 		RedissonFencedLock lock = fencedLock(lockName);
 		long owner = -OWNER_IDS.incrementAndGet();
 		// Before the request: the lease runs from when Redis took the lock, which is no
@@ -130,11 +150,12 @@ public class FencedLocks {
 			// The acquisition may still complete: give it back whenever it does, and if
 			// it took the first token of a missing counter, unchecked, have the next
 			// acquisition check it.
+			CompletableFuture<Boolean> givenBack = pendingRelease(lockName);
 			acquisition.whenComplete((acquired, error) -> {
 				if (acquired != null && acquired == 1L) {
 					forgetCounterCheck(lock);
 				}
-				giveBack(lock, owner);
+				giveBack(lockName, lock, owner, givenBack);
 			});
 			throw ex;
 		}
@@ -142,7 +163,7 @@ public class FencedLocks {
 			// The acquisition may have reached Redis with its reply lost, or a
 			// replication check failed after the lock was written: give it back, without
 			// keeping the caller.
-			giveBack(lock, owner);
+			giveBack(lockName, lock, owner, pendingRelease(lockName));
 			Throwable cause = ex.getCause();
 			if (isReplicationFailure(cause)) {
 				throw new LockUnavailableException(lockName, "Redis at " + this.redisDescription
@@ -163,22 +184,96 @@ public class FencedLocks {
 
 	/**
 	 * Releases a lock taken by {@link #tryAcquire}, from any thread, whatever the
-	 * caller's interrupt status. A lock whose lease has expired is left alone, whoever
-	 * holds it now.
-	 * @return {@code false} when the lock was no longer held by this acquisition
+	 * caller's interrupt status, without waiting for Redis to answer: later acquisitions
+	 * of the lock in this process wait for the answer. A lock whose lease has expired is
+	 * left alone, whoever holds it now.
+	 * @return completes with {@code false} when the lock was no longer held by this
+	 * acquisition; never completes exceptionally (a failure is logged, and the lock is
+	 * freed when its lease ends)
 	 */
-	public boolean release(HeldLock held) {
+	public CompletableFuture<Boolean> release(HeldLock held) {
+		return release(held, (released) -> {
+		});
+	}
+
+	/**
+	 * {@link #release(HeldLock)}, with {@code whenAnswered} given whether the lock was
+	 * still held by this acquisition, before the release counts as answered.
+	 */
+	CompletableFuture<Boolean> release(HeldLock held, Consumer<Boolean> whenAnswered) {
+		String lockName = held.token().lockName();
+		return unlock(lockName, held.lock(), held.owner(), pendingRelease(lockName), true, whenAnswered);
+	}
+
+	/**
+	 * Registers a release of {@code lockName} about to be sent: registered before it is
+	 * sent, no acquisition in this process that follows the caller can miss it.
+	 */
+	private CompletableFuture<Boolean> pendingRelease(String lockName) {
+		CompletableFuture<Boolean> released = new CompletableFuture<>();
+		this.pendingReleases.put(lockName, released);
+		return released;
+	}
+
+	private CompletableFuture<Boolean> unlock(String lockName, RedissonFencedLock lock, long owner,
+			CompletableFuture<Boolean> released, boolean warnOnFailure, Consumer<Boolean> whenAnswered) {
+		lock.unlockAsync(owner).whenComplete((unlocked, failure) -> {
+			Throwable error = (failure instanceof CompletionException completion && completion.getCause() != null)
+					? completion.getCause() : failure;
+			boolean wasHeld = !(error instanceof IllegalMonitorStateException);
+			if (error != null && wasHeld && warnOnFailure) {
+				logger.warn("Could not release lock '" + lockName + "' at " + this.redisDescription
+						+ "; it is freed when its lease ends, and no later run can re-enter it", error);
+			}
+			try {
+				whenAnswered.accept(wasHeld);
+			}
+			finally {
+				this.pendingReleases.remove(lockName, released);
+				released.complete(wasHeld);
+			}
+		});
+		return released;
+	}
+
+	/**
+	 * Waits up to {@code timeout} for the releases sent so far to be answered.
+	 * @return whether they all were
+	 */
+	public boolean awaitReleases(Duration timeout) {
+		CompletableFuture<?>[] pending = this.pendingReleases.values().toArray(CompletableFuture[]::new);
 		try {
-			held.lock().unlockAsync(held.owner()).toCompletableFuture().join();
+			CompletableFuture.allOf(pending).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
 			return true;
 		}
-		catch (CompletionException ex) {
-			if (ex.getCause() instanceof IllegalMonitorStateException) {
-				return false;
-			}
-			logger.warn("Could not release lock '" + held.token().lockName() + "' at " + this.redisDescription
-					+ "; it is freed when its lease ends, and no later run can re-enter it", ex.getCause());
-			return true;
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Waits for the pending releases, so that the Redisson client is not shut down under
+	 * them.
+	 */
+	@Override
+	public void close() {
+		if (!awaitReleases(CLOSE_TIMEOUT)) {
+			logger.warn("Releases of locks " + this.pendingReleases.keySet() + " at " + this.redisDescription
+					+ " were not answered within " + CLOSE_TIMEOUT.toSeconds() + " s of shutdown; those locks are "
+					+ "freed when their leases end");
+		}
+	}
+
+	private static void awaitQuietly(CompletableFuture<Boolean> release) throws InterruptedException {
+		try {
+			release.get();
+		}
+		catch (ExecutionException ex) {
+			// Never completed exceptionally.
 		}
 	}
 
@@ -277,10 +372,15 @@ public class FencedLocks {
 		return key.getBytes(StandardCharsets.UTF_8);
 	}
 
-	private void giveBack(RedissonFencedLock lock, long owner) {
-		lock.unlockAsync(owner).whenComplete((released, error) -> {
-			if (error == null && logger.isDebugEnabled()) {
-				logger.debug("Gave back lock '" + lock.getName() + "' of an acquisition the caller did not see");
+	/**
+	 * Gives back an acquisition the caller did not see, quietly: it may never have been
+	 * made.
+	 */
+	private void giveBack(String lockName, RedissonFencedLock lock, long owner,
+			CompletableFuture<Boolean> pendingRelease) {
+		unlock(lockName, lock, owner, pendingRelease, false, (released) -> {
+			if (released && logger.isDebugEnabled()) {
+				logger.debug("Gave back lock '" + lockName + "' of an acquisition the caller did not see");
 			}
 		});
 	}

@@ -2,8 +2,11 @@ package io.fencing.lock;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.fencing.LockBusyException;
@@ -31,12 +34,15 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * observation; the returned {@link TaskRun} binds the token around the body and, once the
  * work has ended, releases the lock.
  */
-public class FencedTaskRunner {
+public class FencedTaskRunner implements AutoCloseable {
 
 	/** What {@link #run} returns when the lock stayed busy and the task was skipped. */
 	public static final Object SKIPPED = new Object();
 
 	private static final Log logger = LogFactory.getLog(FencedTaskRunner.class);
+
+	/** How long {@link #close} lets asynchronous work that has ended finish. */
+	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
 	private static final DefaultFencedTaskObservationConvention DEFAULT_CONVENTION = new DefaultFencedTaskObservationConvention();
 
@@ -51,7 +57,7 @@ public class FencedTaskRunner {
 	private final @Nullable FencedTaskObservationConvention convention;
 
 	/** Where asynchronous work is finished, off the threads that complete it. */
-	private final Executor releases = Executors
+	private final ExecutorService releases = Executors
 		.newCachedThreadPool(daemon(new CustomizableThreadFactory("fencing-release-")));
 
 	/**
@@ -192,21 +198,28 @@ public class FencedTaskRunner {
 	}
 
 	/**
-	 * After the work has ended: repairs a counter the storage found behind it, then
-	 * releases the lock, warning when the lease was overrun or the lock lost.
+	 * After the work has ended: repairs a counter the storage found behind it, then sends
+	 * the release, warning once it is answered when the lease was overrun or the lock
+	 * lost.
+	 * @return completes once Redis has answered the release
 	 */
-	void end(HeldLock held, Acquisition acquisition, TaskDefinition task) {
+	CompletableFuture<Boolean> end(HeldLock held, Acquisition acquisition, TaskDefinition task) {
 		this.counters.repairAfterRefusal(held, acquisition.newestRefusingToken());
-		Duration ran = Duration.ofNanos(System.nanoTime() - held.acquiredAtNanos());
+		long ranNanos = System.nanoTime() - held.acquiredAtNanos();
 		Duration lease = held.leaseTime();
-		boolean overran = (lease != null) && ran.compareTo(lease) > 0;
-		boolean released = this.locks.release(held);
-		if (!overran && released) {
-			return;
-		}
+		boolean overran = (lease != null) && ranNanos > lease.toNanos();
+		return this.locks.release(held, (released) -> {
+			if (overran || !released) {
+				warnLeaseLost(held, task, Duration.ofNanos(ranNanos), overran);
+			}
+		});
+	}
+
+	private static void warnLeaseLost(HeldLock held, TaskDefinition task, Duration ran, boolean overran) {
 		String run = task.description() + " with token " + held.token().value() + " ran " + ran.toMillis() + " ms";
 		String consequence = "another owner may have taken lock '" + held.token().lockName() + "', and the rows it "
 				+ "has written since refuse this run's guarded writes.";
+		Duration lease = held.leaseTime();
 		if (lease != null && overran) {
 			logger.warn(run + ", past its " + lease.toMillis() + " ms lease: " + consequence
 					+ " The lock is left to its current owner; raise the lease or shorten the task.");
@@ -216,6 +229,16 @@ public class FencedTaskRunner {
 					+ "ended: Redis lost it (a restart, FLUSHALL or failover), the watchdog could not renew it, or it "
 					+ "was unlocked by force; " + consequence);
 		}
+	}
+
+	/**
+	 * Lets the asynchronous work that has ended finish; work that ends later finishes on
+	 * the thread that ends it.
+	 */
+	@Override
+	public void close() throws InterruptedException {
+		this.releases.shutdown();
+		this.releases.awaitTermination(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
 	}
 
 }

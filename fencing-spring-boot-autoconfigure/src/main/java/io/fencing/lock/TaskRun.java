@@ -4,6 +4,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.fencing.FencingToken;
@@ -23,6 +24,8 @@ import org.jspecify.annotations.Nullable;
  * once, from whichever thread the work ends on.
  */
 public final class TaskRun {
+
+	private static final CompletableFuture<?> RELEASED = CompletableFuture.completedFuture(true);
 
 	private final FencedTaskRunner runner;
 
@@ -74,13 +77,15 @@ public final class TaskRun {
 
 	/**
 	 * Ends the run once its work has ended, successfully or with {@code failure}: its
-	 * bindings stop counting, a counter found behind the storage is repaired, the lock is
-	 * released (by its owner id, from any thread) and the observation stops. Later calls
+	 * bindings stop counting, a counter found behind the storage is repaired, the release
+	 * is sent (by its owner id, from any thread) and the observation stops. Later calls
 	 * do nothing.
+	 * @return completes once Redis has answered the release; in this process the lock is
+	 * free already
 	 */
-	public void finish(@Nullable Throwable failure) {
+	public CompletableFuture<?> finish(@Nullable Throwable failure) {
 		if (!this.finished.compareAndSet(false, true)) {
-			return;
+			return RELEASED;
 		}
 		Throwable cause = unwrap(failure);
 		try {
@@ -88,10 +93,11 @@ public final class TaskRun {
 					&& this.acquisition.token().equals(new FencingToken(stale.getLockName(), stale.getToken()))) {
 				this.acquisition.reportNewerToken(stale.getAcceptedToken());
 			}
-			if (this.held != null) {
-				this.acquisition.end();
-				this.runner.end(this.held, this.acquisition, this.task);
+			if (this.held == null) {
+				return RELEASED;
 			}
+			this.acquisition.end();
+			return this.runner.end(this.held, this.acquisition, this.task);
 		}
 		finally {
 			setOutcome(this.observation, (cause != null) ? outcomeOf(cause) : "ran");
@@ -103,12 +109,21 @@ public final class TaskRun {
 	}
 
 	/**
-	 * {@link #finish} on the runner's release threads: never on the thread that completed
-	 * the work, which may be one of Redis's own and must not block on it.
-	 * @return completes once the run has finished
+	 * {@link #finish} on the runner's release threads, never on the thread that completed
+	 * the work (it may be one of Redis's own and must not block on it), waiting there for
+	 * Redis to answer the release: asynchronous work is seen to end once its lock is free
+	 * in Redis too.
+	 * @return completes once the run has finished and its release has been answered
 	 */
 	public CompletableFuture<Void> finishAsync(@Nullable Throwable failure) {
-		return CompletableFuture.runAsync(() -> finish(failure), this.runner.releases());
+		try {
+			return CompletableFuture.runAsync(() -> finish(failure).join(), this.runner.releases());
+		}
+		catch (RejectedExecutionException ex) {
+			// Shutting down: the release threads are gone.
+			finish(failure);
+			return CompletableFuture.completedFuture(null);
+		}
 	}
 
 	/** Records how the run ended, unless the observation is a no-op. */

@@ -109,7 +109,7 @@ class FencingAutoConfigurationTests {
 				FencedLocks locks = context.getBean(FencedLocks.class);
 				FencedLocks.HeldLock held = locks.tryAcquire("fencing-test-" + UUID.randomUUID(), Duration.ZERO, null);
 				assertThat(held).isNotNull();
-				assertThat(locks.release(held)).isTrue();
+				assertThat(locks.release(held).join()).isTrue();
 			});
 	}
 

@@ -255,7 +255,7 @@ class FencingRedissonConfigTests {
 		FencedLocks.HeldLock held = locks.tryAcquire("fencing-test-" + UUID.randomUUID(), Duration.ZERO, null);
 		assertThat(held).isNotNull();
 		assertThat(held.token().value()).isPositive();
-		assertThat(locks.release(held)).isTrue();
+		assertThat(locks.release(held).join()).isTrue();
 	}
 
 	/** Redisson's per-topology settings are protected; a subclass may read them. */

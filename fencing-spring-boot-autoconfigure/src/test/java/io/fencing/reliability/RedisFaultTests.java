@@ -15,6 +15,7 @@ import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
 import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.lock.FencedLocks;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.test.RedisServer;
@@ -266,6 +267,7 @@ class RedisFaultTests {
 					.withMessageContaining("The token counter of lock '" + this.lock + "' is not known to be above")
 					.withMessageContaining("the task did not run");
 				assertThat(ran).hasValue(0);
+				assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
 				assertThat(context.getBean(RedissonClient.class).getFencedLock(this.lock).isLocked()).isFalse();
 			});
 	}

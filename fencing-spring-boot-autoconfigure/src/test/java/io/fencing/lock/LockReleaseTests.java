@@ -1,0 +1,224 @@
+package io.fencing.lock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import io.fencing.FencedTask;
+import io.fencing.FencedTasks;
+import io.fencing.FencingContext;
+import io.fencing.LockBusyException;
+import io.fencing.OnBusy;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.test.RedisServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A lock's release is sent without waiting for Redis's answer, and nothing in this
+ * process can tell: a run right after a run, on the same thread or another, never finds
+ * the lock busy. Against a redis-server of the test's own, so that its command counts are
+ * the test's alone.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class LockReleaseTests {
+
+	private static final int RUNS = 300;
+
+	private final String lock = "fencing-test-" + UUID.randomUUID();
+
+	/** Keeps its data through a crash, so that a lock outlives a restart. */
+	private final RedisServer redis = RedisServer.start("--appendonly", "yes", "--appendfsync", "always");
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+				FencingAutoConfiguration.class))
+		.withBean(Jobs.class)
+		.withPropertyValues("spring.data.redis.url=" + this.redis.url(), "test.lock=" + this.lock);
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	@AfterEach
+	void stop() {
+		this.threads.shutdownNow();
+		this.redis.close();
+	}
+
+	@Test
+	void aRunRightAfterARunOnTheSameThreadNeverFindsTheLockBusy() {
+		this.contextRunner.run((context) -> {
+			FencedTasks.Task task = context.getBean(FencedTasks.class).task(this.lock).onBusy(OnBusy.FAIL);
+			List<Long> tokens = new ArrayList<>();
+			for (int i = 0; i < RUNS; i++) {
+				task.run((token) -> tokens.add(token.value()));
+			}
+			assertThat(tokens).hasSize(RUNS).doesNotHaveDuplicates().isSorted();
+		});
+	}
+
+	@Test
+	void aFencedTaskMethodCalledAgainRightAfterItReturnedNeverFindsTheLockBusy() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			List<Long> tokens = new ArrayList<>();
+			for (int i = 0; i < RUNS; i++) {
+				tokens.add(jobs.failWhenBusy());
+			}
+			assertThat(tokens).hasSize(RUNS).doesNotHaveDuplicates().isSorted();
+		});
+	}
+
+	@Test
+	void anAsynchronousTaskStartedAgainOnceItsStageCompletedNeverFindsTheLockBusy() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			List<Long> tokens = new ArrayList<>();
+			for (int i = 0; i < RUNS; i++) {
+				tokens.add(jobs.failWhenBusyAsynchronously().get(10, TimeUnit.SECONDS));
+			}
+			assertThat(tokens).hasSize(RUNS).doesNotHaveDuplicates().isSorted();
+		});
+	}
+
+	@Test
+	void aRunOnAnotherThreadRightAfterARunNeverFindsTheLockBusy() {
+		this.contextRunner.run((context) -> {
+			FencedTasks.Task task = context.getBean(FencedTasks.class).task(this.lock).onBusy(OnBusy.FAIL);
+			Semaphore aMayRun = new Semaphore(1);
+			Semaphore bMayRun = new Semaphore(0);
+			Future<List<Object>> a = this.threads.submit(() -> alternate(task, aMayRun, bMayRun));
+			Future<List<Object>> b = this.threads.submit(() -> alternate(task, bMayRun, aMayRun));
+			List<Object> outcomes = new ArrayList<>(a.get(60, TimeUnit.SECONDS));
+			outcomes.addAll(b.get(60, TimeUnit.SECONDS));
+			assertThat(outcomes).hasSize(RUNS).hasOnlyElementsOfType(Long.class).doesNotHaveDuplicates();
+		});
+	}
+
+	/**
+	 * Redisson renews a watchdog lease per lock name and owner: a run right after a run
+	 * on the same thread has an owner of its own, so the end of the first never stops the
+	 * renewal of the second, and once both have ended nothing is renewed.
+	 */
+	@Test
+	void theWatchdogKeepsRenewingARunStartedRightAfterARunAndStopsOnceItEnds() {
+		Duration watchdogTimeout = Duration.ofMillis(600);
+		this.contextRunner
+			.withBean(RedissonClient.class, () -> redissonWithWatchdog(watchdogTimeout),
+					(definition) -> definition.setDestroyMethodName("shutdown"))
+			.run((context) -> {
+				FencedTasks tasks = context.getBean(FencedTasks.class);
+				RedissonClient redisson = context.getBean(RedissonClient.class);
+				assertThat(tasks.task(this.lock).onBusy(OnBusy.FAIL).run((token) -> {
+				})).isTrue();
+				assertThat(tasks.task(this.lock).onBusy(OnBusy.FAIL).run((token) -> {
+					// Three leases long: held only if renewed all along.
+					await().during(watchdogTimeout.multipliedBy(3))
+						.atMost(watchdogTimeout.multipliedBy(6))
+						.until(() -> redisson.getFencedLock(this.lock).isLocked());
+				})).isTrue();
+				assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
+				assertThat(redisson.getFencedLock(this.lock).isLocked()).isFalse();
+				String scriptsAfterTheRuns = this.redis.info("commandstats", "cmdstat_evalsha");
+				await().during(watchdogTimeout)
+					.atMost(watchdogTimeout.multipliedBy(3))
+					.until(() -> this.redis.info("commandstats", "cmdstat_evalsha").equals(scriptsAfterTheRuns));
+			});
+	}
+
+	@Test
+	void aRunPastItsLeaseIsStillReportedOnceItsReleaseIsAnswered(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			RedissonClient redisson = context.getBean(RedissonClient.class);
+			FencedTasks.Task task = context.getBean(FencedTasks.class)
+				.task(this.lock)
+				.leaseTime(Duration.ofMillis(200))
+				.onBusy(OnBusy.FAIL);
+			assertThat(task.run((token) -> await().atMost(Duration.ofSeconds(5))
+				.until(() -> !redisson.getFencedLock(this.lock).isLocked()))).isTrue();
+			assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
+			assertThat(output).contains("FencedTasks task '" + this.lock + "' with token 1 ran ")
+				.contains(", past its 200 ms lease: another owner may have taken lock '" + this.lock + "'");
+		});
+	}
+
+	/**
+	 * Redis crashes as a run ends, and comes back (from its append-only file) while the
+	 * application shuts down: the shutdown waits for the release to be answered before
+	 * the Redisson client closes, instead of leaving the lock held for its lease.
+	 */
+	@Test
+	void shuttingDownWaitsForAReleaseThatRedisAnswersOnceItIsBack() {
+		this.contextRunner.run((context) -> {
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			assertThat(tasks.run(this.lock, (token) -> this.redis.stop())).isTrue();
+			Future<?> restart = this.threads.submit(this.redis::startAgain);
+			((ConfigurableApplicationContext) context.getSourceApplicationContext()).close();
+			restart.get(30, TimeUnit.SECONDS);
+		});
+		assertThat(this.redis.command("EXISTS", this.lock)).isEqualTo(":0");
+	}
+
+	/** Runs the task whenever it is this thread's turn; a busy lock is recorded. */
+	private List<Object> alternate(FencedTasks.Task task, Semaphore myTurn, Semaphore theirTurn)
+			throws InterruptedException {
+		List<Object> outcomes = new ArrayList<>();
+		for (int i = 0; i < RUNS / 2; i++) {
+			myTurn.acquire();
+			try {
+				task.run((token) -> outcomes.add(token.value()));
+			}
+			catch (LockBusyException ex) {
+				outcomes.add(ex.getMessage());
+			}
+			finally {
+				theirTurn.release();
+			}
+		}
+		return outcomes;
+	}
+
+	private RedissonClient redissonWithWatchdog(Duration watchdogTimeout) {
+		Config config = new Config();
+		config.setLockWatchdogTimeout(watchdogTimeout.toMillis());
+		config.useSingleServer().setAddress(this.redis.url());
+		return Redisson.create(config);
+	}
+
+	static class Jobs {
+
+		@FencedTask(value = "${test.lock}", onBusy = OnBusy.FAIL)
+		Long failWhenBusy() {
+			return FencingContext.current().value();
+		}
+
+		@FencedTask(value = "${test.lock}", onBusy = OnBusy.FAIL)
+		CompletableFuture<Long> failWhenBusyAsynchronously() {
+			long token = FencingContext.current().value();
+			return CompletableFuture.supplyAsync(() -> token);
+		}
+
+	}
+
+}
