@@ -5,7 +5,9 @@ import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import org.redisson.config.BaseConfig;
+import org.redisson.config.BaseMasterSlaveServersConfig;
 import org.redisson.config.Config;
+import org.redisson.config.SingleServerConfig;
 
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
@@ -21,6 +23,9 @@ import org.springframework.boot.ssl.SslOptions;
  * Boot's order: sentinel, cluster, master/replica, standalone.
  */
 final class RedissonConfigOfConnectionDetails {
+
+	/** Connections per node kept open while no lock is taken. */
+	static final int MINIMUM_IDLE_CONNECTIONS = 2;
 
 	private RedissonConfigOfConnectionDetails() {
 	}
@@ -76,6 +81,7 @@ final class RedissonConfigOfConnectionDetails {
 		if (ssl != null) {
 			applySsl(config, ssl);
 		}
+		keepFewIdleConnections(servers);
 		if (properties != null) {
 			servers.setClientName(properties.getClientName());
 			if (properties.getTimeout() != null) {
@@ -86,6 +92,21 @@ final class RedissonConfigOfConnectionDetails {
 			}
 		}
 		return new FencingRedissonConfig(config, location);
+	}
+
+	/**
+	 * A job scheduler takes a lock now and then: Redisson's 24 connections per node kept
+	 * open from startup (and a Netty thread each) wait idle. The pool still grows to its
+	 * maximum (64) under load. Measured in BENCHMARKS.md (ClientStartupBenchmarks).
+	 */
+	private static void keepFewIdleConnections(BaseConfig<?> servers) {
+		if (servers instanceof SingleServerConfig single) {
+			single.setConnectionMinimumIdleSize(MINIMUM_IDLE_CONNECTIONS);
+		}
+		else if (servers instanceof BaseMasterSlaveServersConfig<?> masterReplica) {
+			masterReplica.setMasterConnectionMinimumIdleSize(MINIMUM_IDLE_CONNECTIONS);
+			masterReplica.setSlaveConnectionMinimumIdleSize(MINIMUM_IDLE_CONNECTIONS);
+		}
 	}
 
 	private static void refuseMaxRedirects(@Nullable DataRedisProperties properties) {

@@ -39,6 +39,9 @@ final class FencedTaskMethod {
 
 	private final ReturnKind returnKind;
 
+	/** The task of every call, when the lock name is fixed: nothing is built per call. */
+	private final @Nullable TaskDefinition fixedTask;
+
 	FencedTaskMethod(Method method, String name, String description, LockNameTemplate lockName,
 			@Nullable Duration leaseTime, Duration waitTime, OnBusy onBusy) {
 		this.method = method;
@@ -49,6 +52,8 @@ final class FencedTaskMethod {
 		this.waitTime = waitTime;
 		this.onBusy = onBusy;
 		this.returnKind = ReturnKind.of(method.getReturnType());
+		this.fixedTask = (lockName instanceof LockNameTemplate.Fixed fixed)
+				? new TaskDefinition(name, fixed.name(), description, leaseTime, waitTime, onBusy) : null;
 	}
 
 	/** {@code @FencedTask("name") on Type.method()}, for messages. */
@@ -64,6 +69,9 @@ final class FencedTaskMethod {
 	 * This method's task for one call, with its lock name resolved from the arguments.
 	 */
 	TaskDefinition definition(Object[] arguments, @Nullable Object target) {
+		if (this.fixedTask != null) {
+			return this.fixedTask;
+		}
 		return new TaskDefinition(this.name, this.lockName.resolve(this.method, arguments, target, this.description),
 				this.description, this.leaseTime, this.waitTime, this.onBusy);
 	}

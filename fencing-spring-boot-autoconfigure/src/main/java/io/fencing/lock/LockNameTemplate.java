@@ -55,6 +55,10 @@ abstract sealed class LockNameTemplate {
 			this.name = name;
 		}
 
+		String name() {
+			return this.name;
+		}
+
 		@Override
 		String resolve(Method method, Object[] arguments, @Nullable Object target, String description) {
 			return this.name;

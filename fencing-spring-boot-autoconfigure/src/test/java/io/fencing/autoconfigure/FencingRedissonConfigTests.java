@@ -52,6 +52,7 @@ class FencingRedissonConfigTests {
 		assertThat(single.getTimeout()).isEqualTo(1500);
 		assertThat(single.getConnectTimeout()).isEqualTo(700);
 		assertThat(single.getClientName()).isEqualTo("stock-jobs");
+		assertThat(single.getConnectionMinimumIdleSize()).isEqualTo(2);
 	}
 
 	@Test
@@ -85,6 +86,8 @@ class FencingRedissonConfigTests {
 			.replicated();
 		assertThat(replicated.getNodeAddresses()).containsExactly("redis://10.0.0.1:6379", "redis://10.0.0.2:6380");
 		assertThat(replicated.getDatabase()).isEqualTo(4);
+		assertThat(replicated.getMasterConnectionMinimumIdleSize()).isEqualTo(2);
+		assertThat(replicated.getSlaveConnectionMinimumIdleSize()).isEqualTo(2);
 	}
 
 	@Test
@@ -100,6 +103,8 @@ class FencingRedissonConfigTests {
 		assertThat(sentinel.getSentinelUsername()).isEqualTo("watcher");
 		assertThat(sentinel.getSentinelPassword()).isEqualTo("w-secret");
 		assertThat(sentinel.getDatabase()).isEqualTo(5);
+		assertThat(sentinel.getMasterConnectionMinimumIdleSize()).isEqualTo(2);
+		assertThat(sentinel.getSlaveConnectionMinimumIdleSize()).isEqualTo(2);
 		assertThat(config.getPassword()).isEqualTo("data-secret");
 	}
 
@@ -109,6 +114,8 @@ class FencingRedissonConfigTests {
 				redissonConfigOf("spring.data.redis.cluster.nodes=10.0.0.1:7000,10.0.0.2:7001"))
 			.cluster();
 		assertThat(cluster.getNodeAddresses()).containsExactly("redis://10.0.0.1:7000", "redis://10.0.0.2:7001");
+		assertThat(cluster.getMasterConnectionMinimumIdleSize()).isEqualTo(2);
+		assertThat(cluster.getSlaveConnectionMinimumIdleSize()).isEqualTo(2);
 	}
 
 	@Test
@@ -145,8 +152,10 @@ class FencingRedissonConfigTests {
 			.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1", "fencing.redis.config=file:" + file)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(new ConfigView(context.getBean(RedissonClient.class).getConfig()).single().getClientName())
-					.isEqualTo("from-file");
+				SingleServerConfig single = new ConfigView(context.getBean(RedissonClient.class).getConfig()).single();
+				assertThat(single.getClientName()).isEqualTo("from-file");
+				// The file's settings are the application's: Redisson's default pool.
+				assertThat(single.getConnectionMinimumIdleSize()).isEqualTo(24);
 				assertLocksWork(context);
 			});
 	}
