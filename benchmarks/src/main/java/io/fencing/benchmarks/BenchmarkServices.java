@@ -18,6 +18,8 @@ final class BenchmarkServices {
 	static HikariDataSource postgres() {
 		HikariDataSource dataSource = new HikariDataSource();
 		dataSource.setJdbcUrl(env("FENCING_BENCH_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+		// Counts the round trips for the cost profiler.
+		dataSource.addDataSourceProperty("socketFactory", CountingSocketFactory.class.getName());
 		dataSource.setMaximumPoolSize(4);
 		return dataSource;
 	}

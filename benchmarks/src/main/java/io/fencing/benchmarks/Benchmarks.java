@@ -1,10 +1,13 @@
 package io.fencing.benchmarks;
 
-import java.util.Collection;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
+import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -12,52 +15,178 @@ import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
- * Runs the benchmarks and prints the medians and the ratios that BENCHMARKS.md reports.
- * Medians of many short iterations, because a shared machine has bursts that skew a mean.
+ * Runs the benchmarks several times with the {@link CostProfiler} and prints, for every
+ * run, the medians and the ratios that BENCHMARKS.md reports, then each ratio's median
+ * and spread over the runs. Medians of many short iterations, because a shared machine
+ * has bursts that skew a mean.
  */
 public final class Benchmarks {
 
 	private Benchmarks() {
 	}
 
-	/** Argument: a regular expression of the benchmarks to run (all by default). */
+	/**
+	 * Arguments: a regular expression of the benchmarks to run (all by default), and the
+	 * number of runs (3 by default).
+	 */
 	public static void main(String[] args) throws RunnerException {
-		String include = (args.length > 0) ? args[0] : Benchmarks.class.getPackageName();
-		Options options = new OptionsBuilder().include(include).build();
-		Collection<RunResult> results = new Runner(options).run();
-
-		Map<String, Double> medians = new LinkedHashMap<>();
-		Map<String, String> units = new LinkedHashMap<>();
-		for (RunResult result : results) {
-			String name = result.getParams().getBenchmark();
-			name = name.substring(name.lastIndexOf('.', name.lastIndexOf('.') - 1) + 1);
-			medians.put(name, result.getPrimaryResult().getStatistics().getPercentile(50));
-			units.put(name, result.getPrimaryResult().getScoreUnit());
+		String include = (args.length > 0 && !args[0].isBlank()) ? args[0] : Benchmarks.class.getPackageName();
+		int runs = (args.length > 1) ? Integer.parseInt(args[1]) : 3;
+		Map<String, List<Double>> ratiosOverRuns = new LinkedHashMap<>();
+		for (int run = 1; run <= runs; run++) {
+			Options options = new OptionsBuilder().include(include)
+				.addProfiler(CostProfiler.class)
+				.jvmArgsAppend(benchSystemProperties())
+				.build();
+			Map<String, Figures> figures = new LinkedHashMap<>();
+			for (RunResult result : new Runner(options).run()) {
+				figures.put(name(result), Figures.of(result));
+			}
+			System.out.println();
+			System.out.println("## Run " + run + " of " + runs);
+			printFigures(figures);
+			printRatios(figures, ratiosOverRuns);
 		}
-		System.out.println();
-		System.out.println("| benchmark | median |");
-		System.out.println("|---|---|");
-		medians.forEach((name, median) -> System.out
-			.println(String.format(Locale.ROOT, "| %s | %.1f %s |", name, median, units.get(name))));
-		System.out.println();
-		System.out.println("| ratio (medians) | value | target |");
-		System.out.println("|---|---|---|");
-		ratio(medians, "LockBenchmarks.fencedTask", "LockBenchmarks.handWrittenRedisson", "<= 1.10");
-		ratio(medians, "LockBenchmarks.fencedTask", "LockBenchmarks.shedLock", "<= 1.00");
-		ratio(medians, "LockBenchmarks.handWrittenRedisson", "LockBenchmarks.redisRoundTrip", "(context)");
-		ratio(medians, "LockBenchmarks.shedLock", "LockBenchmarks.redisRoundTrip", "(context)");
-		ratio(medians, "GuardedWriteBenchmarks.guardedUpdate", "GuardedWriteBenchmarks.handWrittenFencedUpdate",
-				"<= 1.05");
-		ratio(medians, "GuardedWriteBenchmarks.guardedUpdate", "GuardedWriteBenchmarks.plainUpdate", "(context)");
+		if (runs > 1) {
+			System.out.println();
+			System.out.println("## Ratios over " + runs + " runs");
+			System.out.println();
+			System.out.println("| ratio | median | spread |");
+			System.out.println("|---|---|---|");
+			ratiosOverRuns.forEach((ratio, values) -> {
+				List<Double> sorted = values.stream().sorted().toList();
+				System.out.println(String.format(Locale.ROOT, "| %s | %.2f | %.2f to %.2f |", ratio,
+						sorted.get(sorted.size() / 2), sorted.get(0), sorted.get(sorted.size() - 1)));
+			});
+		}
+		if (RedisMemory.class.getName().matches(".*" + include + ".*")) {
+			RedisMemory.print();
+		}
 	}
 
-	private static void ratio(Map<String, Double> medians, String measured, String baseline, String target) {
-		Double top = medians.get(measured);
-		Double bottom = medians.get(baseline);
-		if (top != null && bottom != null) {
-			System.out.println(
-					String.format(Locale.ROOT, "| %s / %s | %.2f | %s |", measured, baseline, top / bottom, target));
+	/**
+	 * The {@code bench.*} system properties, for the forked benchmark JVMs (for example
+	 * {@code -Dbench.redisson-defaults=true}).
+	 */
+	private static String[] benchSystemProperties() {
+		return System.getProperties()
+			.stringPropertyNames()
+			.stream()
+			.filter((name) -> name.startsWith("bench."))
+			.map((name) -> "-D" + name + "=" + System.getProperty(name))
+			.toArray(String[]::new);
+	}
+
+	/** {@code LockBenchmarks.fencedTask}, with its parameters if any. */
+	private static String name(RunResult result) {
+		String name = result.getParams().getBenchmark();
+		name = name.substring(name.lastIndexOf('.', name.lastIndexOf('.') - 1) + 1);
+		String names = result.getParams().getParam("names");
+		String client = result.getParams().getParam("client");
+		return name + ((names != null) ? " (" + names + " names)" : "") + ((client != null) ? " (" + client + ")" : "");
+	}
+
+	private static void printFigures(Map<String, Figures> figures) {
+		Map<String, Figures> startups = new LinkedHashMap<>();
+		figures.forEach((name, figure) -> {
+			if (name.startsWith(ClientStartupBenchmarks.class.getSimpleName())) {
+				startups.put(name, figure);
+			}
+		});
+		if (!startups.isEmpty()) {
+			System.out.println();
+			System.out.println("| benchmark | fresh JVM to first run | JVM CPU | Redis connections | JVM threads |");
+			System.out.println("|---|---|---|---|---|");
+			startups.forEach((name,
+					figure) -> System.out.println(String.format(Locale.ROOT, "| %s | %.0f ms | %.0f ms | %.0f | %.0f |",
+							name, figure.median(), figure.jvmCpu() / 1000, figure.redisConnections(),
+							figure.jvmThreads())));
 		}
+		if (startups.size() == figures.size()) {
+			return;
+		}
+		System.out.println();
+		System.out.println("| benchmark | median | JVM CPU/op | Redis CPU/op | Redis commands/op | scripts/op "
+				+ "| DB round trips/op | ran |");
+		System.out.println("|---|---|---|---|---|---|---|---|");
+		figures.entrySet().stream().filter((entry) -> !startups.containsKey(entry.getKey())).forEach((entry) -> {
+			String name = entry.getKey();
+			Figures figure = entry.getValue();
+			System.out
+				.println(String.format(Locale.ROOT, "| %s | %.1f %s | %.1f µs | %.1f µs | %.2f | %.2f | %.2f | %s |",
+						name, figure.median(), figure.unit(), figure.jvmCpu(), figure.redisCpu(),
+						figure.redisCommands(), figure.redisScripts(), figure.roundTrips(),
+						(figure.runs() > 0) ? String.format(Locale.ROOT, "%.0f %%", figure.runs() * 100) : "–"));
+		});
+	}
+
+	private static void printRatios(Map<String, Figures> figures, Map<String, List<Double>> ratiosOverRuns) {
+		System.out.println();
+		System.out.println("| ratio (medians, this run) | value | target |");
+		System.out.println("|---|---|---|");
+		Ratios ratios = new Ratios(figures, ratiosOverRuns);
+		ratios.add("fencedTask / shedLock, time per call, names in turn", "LockBenchmarks.fencedTaskNamesInTurn",
+				"LockBenchmarks.shedLockNamesInTurn", Figures::median, "<= 1.00");
+		ratios.add("fencedTask / shedLock, time per call, one name back to back", "LockBenchmarks.fencedTask",
+				"LockBenchmarks.shedLock", Figures::median, "<= 1.00");
+		ratios.add("fencedTask / handWrittenRedisson, JVM CPU per call", "LockBenchmarks.fencedTask",
+				"LockBenchmarks.handWrittenRedisson", Figures::jvmCpu, "<= 1.05");
+		ratios.add("fencedTask / handWrittenRedisson, time per call", "LockBenchmarks.fencedTask",
+				"LockBenchmarks.handWrittenRedisson", Figures::median, "(context)");
+		ratios.add("fencedTask / shedLock, JVM CPU per call", "LockBenchmarks.fencedTask", "LockBenchmarks.shedLock",
+				Figures::jvmCpu, "(context)");
+		ratios.add("fencedTask / shedLock, Redis CPU per call", "LockBenchmarks.fencedTask", "LockBenchmarks.shedLock",
+				Figures::redisCpu, "(context)");
+		for (String names : List.of("1", "10000")) {
+			for (String threads : List.of("1Thread", "4Threads", "16Threads")) {
+				String suffix = threads + " (" + names + " names)";
+				ratios.add("fencedTask / shedLock, throughput, " + suffix, "ThroughputBenchmarks.fencedTask" + suffix,
+						"ThroughputBenchmarks.shedLock" + suffix, Figures::median, ">= 1.00");
+			}
+		}
+		ratios.add("guardedUpdate / handWrittenFencedUpdate, time per call", "GuardedWriteBenchmarks.guardedUpdate",
+				"GuardedWriteBenchmarks.handWrittenFencedUpdate", Figures::median, "<= 1.05");
+		ratios.add("guardedUpdate / handWrittenFencedUpdate, JVM CPU per call", "GuardedWriteBenchmarks.guardedUpdate",
+				"GuardedWriteBenchmarks.handWrittenFencedUpdate", Figures::jvmCpu, "(context)");
+		ratios.add("guardedUpdate / plainUpdate, time per call", "GuardedWriteBenchmarks.guardedUpdate",
+				"GuardedWriteBenchmarks.plainUpdate", Figures::median, "(context)");
+	}
+
+	/** Prints ratios of this run's figures and keeps them for the summary over runs. */
+	private record Ratios(Map<String, Figures> figures, Map<String, List<Double>> overRuns) {
+
+		void add(String ratio, String measured, String baseline, ToDoubleFunction<Figures> figure, String target) {
+			Figures top = this.figures.get(measured);
+			Figures bottom = this.figures.get(baseline);
+			if (top != null && bottom != null) {
+				double value = figure.applyAsDouble(top) / figure.applyAsDouble(bottom);
+				System.out.println(String.format(Locale.ROOT, "| %s | %.2f | %s |", ratio, value, target));
+				this.overRuns.computeIfAbsent(ratio, (key) -> new ArrayList<>()).add(value);
+			}
+		}
+
+	}
+
+	/** One benchmark's medians over its iterations. */
+	private record Figures(double median, String unit, double jvmCpu, double redisCpu, double redisCommands,
+			double redisScripts, double roundTrips, double runs, double redisConnections, double jvmThreads) {
+
+		static Figures of(RunResult result) {
+			Map<String, Result> costs = result.getSecondaryResults();
+			return new Figures(result.getPrimaryResult().getStatistics().getPercentile(50),
+					result.getPrimaryResult().getScoreUnit(), median(costs, "jvm.cpu"), median(costs, "redis.cpu"),
+					median(costs, "redis.commands"), median(costs, "redis.scripts"), median(costs, "db.roundtrips"),
+					median(costs, "runs"), median(costs, "redisConnections"), median(costs, "jvmThreads"));
+		}
+
+		private static double median(Map<String, Result> costs, String label) {
+			Result cost = costs.get(label);
+			if (cost == null) {
+				cost = costs.get("·" + label);
+			}
+			return (cost != null) ? cost.getStatistics().getPercentile(50) : Double.NaN;
+		}
+
 	}
 
 }

@@ -1,5 +1,7 @@
 package io.fencing.benchmarks;
 
+import java.util.concurrent.atomic.LongAdder;
+
 import io.fencing.FencedTask;
 import io.fencing.FencingContext;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
@@ -8,7 +10,12 @@ import net.javacrumbs.shedlock.provider.redis.spring.RedisLockProvider;
 import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
 
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -16,6 +23,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -29,11 +37,26 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @EnableSchedulerLock(defaultLockAtMostFor = "10s")
 class LockBenchmarkApplication {
 
-	static ConfigurableApplicationContext start(String lockName) {
+	static ConfigurableApplicationContext start(String lockName, String... properties) {
 		return new SpringApplicationBuilder(LockBenchmarkApplication.class).web(WebApplicationType.NONE)
 			.properties("spring.main.banner-mode=off", "logging.level.root=WARN",
 					"spring.data.redis.url=" + BenchmarkServices.redisUrl(), "bench.lock=" + lockName)
+			.properties(properties)
 			.run();
+	}
+
+	/**
+	 * With {@code -Dbench.redisson-defaults=true}: a client of the application's own with
+	 * Redisson's defaults, instead of the one the starter builds and tunes.
+	 */
+	@Bean(destroyMethod = "shutdown")
+	@ConditionalOnBooleanProperty("bench.redisson-defaults")
+	RedissonClient redissonWithDefaults(Environment environment) {
+		Config config = new Config();
+		config.setNettyThreads(environment.getProperty("bench.netty-threads", Integer.class, config.getNettyThreads()));
+		config.setThreads(environment.getProperty("bench.threads", Integer.class, config.getThreads()));
+		config.useSingleServer().setAddress(BenchmarkServices.redisUrl());
+		return Redisson.create(config);
 	}
 
 	@Bean
@@ -46,20 +69,36 @@ class LockBenchmarkApplication {
 		return new Jobs();
 	}
 
+	/** Empty jobs that count their runs. */
 	public static class Jobs {
+
+		private static final LongAdder RUNS = new LongAdder();
+
+		/** How many job bodies have run in this JVM. */
+		static long runs() {
+			return RUNS.sum();
+		}
 
 		@FencedTask("${bench.lock}")
 		public Long fenced() {
+			RUNS.increment();
 			return FencingContext.current().value();
 		}
 
-		@FencedTask("${bench.lock}:#{#sku}")
-		public Long fencedPerSku(String sku) {
+		@FencedTask("${bench.lock}:#{#name}")
+		public Long fencedPerName(String name) {
+			RUNS.increment();
 			return FencingContext.current().value();
 		}
 
 		@SchedulerLock(name = "${bench.lock}-shedlock", lockAtMostFor = "10s")
 		public void shedLocked() {
+			RUNS.increment();
+		}
+
+		@SchedulerLock(name = "${bench.lock}-shedlock:#{#name}", lockAtMostFor = "10s")
+		public void shedLockedPerName(String name) {
+			RUNS.increment();
 		}
 
 	}

@@ -46,6 +46,10 @@ public class LockBenchmarks {
 
 	private String lockPrefix;
 
+	private static final String[] NAMES_IN_TURN = { "a", "b", "c", "d" };
+
+	private int turn;
+
 	@Setup
 	public void start() {
 		String lock = "bench-" + UUID.randomUUID();
@@ -70,6 +74,21 @@ public class LockBenchmarks {
 		return this.jobs.fenced();
 	}
 
+	/**
+	 * A run as a scheduler sees it: its lock was last released long enough ago. Four lock
+	 * names in turn, so that a name's release has been answered when it comes round
+	 * again; the same names through a SpEL template for ShedLock.
+	 */
+	@Benchmark
+	public Long fencedTaskNamesInTurn() {
+		return this.jobs.fencedPerName(nextName());
+	}
+
+	@Benchmark
+	public void shedLockNamesInTurn() {
+		this.jobs.shedLockedPerName(nextName());
+	}
+
 	@Benchmark
 	public Long handWrittenRedisson() {
 		return acquireAndRelease(-1);
@@ -92,6 +111,10 @@ public class LockBenchmarks {
 	@Benchmark
 	public String redisRoundTrip() {
 		return this.bucket.get();
+	}
+
+	private String nextName() {
+		return NAMES_IN_TURN[this.turn++ & (NAMES_IN_TURN.length - 1)];
 	}
 
 	/** What {@code @FencedTask} does, by hand: a new lock object, one attempt, unlock. */
