@@ -92,8 +92,11 @@ public class FencedLocks implements AutoCloseable {
 
 	private final String redisDescription;
 
-	/** Per lock name, the release this process has sent and not yet seen answered. */
-	private final Map<String, CompletableFuture<Boolean>> pendingReleases = new ConcurrentHashMap<>();
+	/**
+	 * Per lock name, the release this process has sent and not yet seen answered: shared
+	 * by every instance, so that two application contexts in one JVM see each other's.
+	 */
+	private static final Map<String, CompletableFuture<Boolean>> PENDING_RELEASES = new ConcurrentHashMap<>();
 
 	/**
 	 * @param redisson the client whose locks fence the tasks
@@ -129,7 +132,7 @@ public class FencedLocks implements AutoCloseable {
 	 */
 	public @Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
-		CompletableFuture<Boolean> pendingRelease = this.pendingReleases.get(lockName);
+		CompletableFuture<Boolean> pendingRelease = PENDING_RELEASES.get(lockName);
 		if (pendingRelease != null) {
 			awaitQuietly(pendingRelease);
 		}
@@ -150,12 +153,13 @@ public class FencedLocks implements AutoCloseable {
 			// The acquisition may still complete: give it back whenever it does, and if
 			// it took the first token of a missing counter, unchecked, have the next
 			// acquisition check it.
-			CompletableFuture<Boolean> givenBack = pendingRelease(lockName);
 			acquisition.whenComplete((acquired, error) -> {
-				if (acquired != null && acquired == 1L) {
-					forgetCounterCheck(lock);
+				if (acquired != null) {
+					if (acquired == 1L) {
+						forgetCounterCheck(lock);
+					}
+					giveBack(lockName, lock, owner);
 				}
-				giveBack(lockName, lock, owner, givenBack);
 			});
 			throw ex;
 		}
@@ -163,7 +167,7 @@ public class FencedLocks implements AutoCloseable {
 			// The acquisition may have reached Redis with its reply lost, or a
 			// replication check failed after the lock was written: give it back, without
 			// keeping the caller.
-			giveBack(lockName, lock, owner, pendingRelease(lockName));
+			giveBack(lockName, lock, owner);
 			Throwable cause = ex.getCause();
 			if (isReplicationFailure(cause)) {
 				throw new LockUnavailableException(lockName, "Redis at " + this.redisDescription
@@ -202,26 +206,14 @@ public class FencedLocks implements AutoCloseable {
 	 */
 	CompletableFuture<Boolean> release(HeldLock held, Consumer<Boolean> whenAnswered) {
 		String lockName = held.token().lockName();
-		return unlock(lockName, held.lock(), held.owner(), pendingRelease(lockName), true, whenAnswered);
-	}
-
-	/**
-	 * Registers a release of {@code lockName} about to be sent: registered before it is
-	 * sent, no acquisition in this process that follows the caller can miss it.
-	 */
-	private CompletableFuture<Boolean> pendingRelease(String lockName) {
 		CompletableFuture<Boolean> released = new CompletableFuture<>();
-		this.pendingReleases.put(lockName, released);
-		return released;
-	}
-
-	private CompletableFuture<Boolean> unlock(String lockName, RedissonFencedLock lock, long owner,
-			CompletableFuture<Boolean> released, boolean warnOnFailure, Consumer<Boolean> whenAnswered) {
-		lock.unlockAsync(owner).whenComplete((unlocked, failure) -> {
+		// Registered before it is sent: no acquisition that follows the caller misses it.
+		PENDING_RELEASES.put(lockName, released);
+		held.lock().unlockAsync(held.owner()).whenComplete((unlocked, failure) -> {
 			Throwable error = (failure instanceof CompletionException completion && completion.getCause() != null)
 					? completion.getCause() : failure;
 			boolean wasHeld = !(error instanceof IllegalMonitorStateException);
-			if (error != null && wasHeld && warnOnFailure) {
+			if (error != null && wasHeld) {
 				logger.warn("Could not release lock '" + lockName + "' at " + this.redisDescription
 						+ "; it is freed when its lease ends, and no later run can re-enter it", error);
 			}
@@ -229,7 +221,7 @@ public class FencedLocks implements AutoCloseable {
 				whenAnswered.accept(wasHeld);
 			}
 			finally {
-				this.pendingReleases.remove(lockName, released);
+				PENDING_RELEASES.remove(lockName, released);
 				released.complete(wasHeld);
 			}
 		});
@@ -237,11 +229,12 @@ public class FencedLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Waits up to {@code timeout} for the releases sent so far to be answered.
+	 * Waits up to {@code timeout} for the releases sent so far in this JVM to be
+	 * answered.
 	 * @return whether they all were
 	 */
 	public boolean awaitReleases(Duration timeout) {
-		CompletableFuture<?>[] pending = this.pendingReleases.values().toArray(CompletableFuture[]::new);
+		CompletableFuture<?>[] pending = PENDING_RELEASES.values().toArray(CompletableFuture[]::new);
 		try {
 			CompletableFuture.allOf(pending).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
 			return true;
@@ -262,7 +255,7 @@ public class FencedLocks implements AutoCloseable {
 	@Override
 	public void close() {
 		if (!awaitReleases(CLOSE_TIMEOUT)) {
-			logger.warn("Releases of locks " + this.pendingReleases.keySet() + " at " + this.redisDescription
+			logger.warn("Releases of locks " + PENDING_RELEASES.keySet() + " at " + this.redisDescription
 					+ " were not answered within " + CLOSE_TIMEOUT.toSeconds() + " s of shutdown; those locks are "
 					+ "freed when their leases end");
 		}
@@ -373,13 +366,12 @@ public class FencedLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Gives back an acquisition the caller did not see, quietly: it may never have been
-	 * made.
+	 * Gives back an acquisition the caller did not see, quietly and without making later
+	 * acquisitions wait for it: it may never have been made, or Redis may be down.
 	 */
-	private void giveBack(String lockName, RedissonFencedLock lock, long owner,
-			CompletableFuture<Boolean> pendingRelease) {
-		unlock(lockName, lock, owner, pendingRelease, false, (released) -> {
-			if (released && logger.isDebugEnabled()) {
+	private void giveBack(String lockName, RedissonFencedLock lock, long owner) {
+		lock.unlockAsync(owner).whenComplete((released, error) -> {
+			if (error == null && logger.isDebugEnabled()) {
 				logger.debug("Gave back lock '" + lockName + "' of an acquisition the caller did not see");
 			}
 		});

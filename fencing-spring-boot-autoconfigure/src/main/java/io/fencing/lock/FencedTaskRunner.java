@@ -5,7 +5,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -56,9 +57,15 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	private final @Nullable FencedTaskObservationConvention convention;
 
-	/** Where asynchronous work is finished, off the threads that complete it. */
-	private final ExecutorService releases = Executors
-		.newCachedThreadPool(daemon(new CustomizableThreadFactory("fencing-release-")));
+	private final CustomizableThreadFactory releaseThreads = daemon(new CustomizableThreadFactory("fencing-release-"));
+
+	/**
+	 * Where asynchronous work is finished, off the threads that complete it; once closed,
+	 * work that ends later still finishes on a thread of its own.
+	 */
+	private final ExecutorService releases = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+			new SynchronousQueue<>(), this.releaseThreads,
+			(finish, closed) -> this.releaseThreads.newThread(finish).start());
 
 	/**
 	 * @param acceptedTokens the tokens accepted by the guarded tables, read to repair a
@@ -233,7 +240,7 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	/**
 	 * Lets the asynchronous work that has ended finish; work that ends later finishes on
-	 * the thread that ends it.
+	 * a thread of its own.
 	 */
 	@Override
 	public void close() throws InterruptedException {

@@ -4,7 +4,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.fencing.FencingToken;
@@ -116,14 +115,7 @@ public final class TaskRun {
 	 * @return completes once the run has finished and its release has been answered
 	 */
 	public CompletableFuture<Void> finishAsync(@Nullable Throwable failure) {
-		try {
-			return CompletableFuture.runAsync(() -> finish(failure).join(), this.runner.releases());
-		}
-		catch (RejectedExecutionException ex) {
-			// Shutting down: the release threads are gone.
-			finish(failure);
-			return CompletableFuture.completedFuture(null);
-		}
+		return CompletableFuture.runAsync(() -> finish(failure).join(), this.runner.releases());
 	}
 
 	/** Records how the run ended, unless the observation is a no-op. */

@@ -2,6 +2,7 @@ package io.fencing.lock;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -34,6 +35,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -114,6 +116,45 @@ class LockReleaseTests {
 			outcomes.addAll(b.get(60, TimeUnit.SECONDS));
 			assertThat(outcomes).hasSize(RUNS).hasOnlyElementsOfType(Long.class).doesNotHaveDuplicates();
 		});
+	}
+
+	@Test
+	void aRunRightAfterARunOfAnotherApplicationContextInThisJvmNeverFindsTheLockBusy() {
+		this.contextRunner.run((first) -> this.contextRunner.run((second) -> {
+			List<FencedTasks.Task> tasks = List.of(first.getBean(FencedTasks.class).task(this.lock).onBusy(OnBusy.FAIL),
+					second.getBean(FencedTasks.class).task(this.lock).onBusy(OnBusy.FAIL));
+			List<Long> tokens = new ArrayList<>();
+			for (int i = 0; i < RUNS; i++) {
+				tasks.get(i % 2).run((token) -> tokens.add(token.value()));
+			}
+			assertThat(tokens).hasSize(RUNS).doesNotHaveDuplicates().isSorted();
+		}));
+	}
+
+	/**
+	 * A run that gave up waiting for a lock another process holds leaves nothing that
+	 * holds up the next attempt.
+	 */
+	@Test
+	void anInterruptedWaitForALockHoldsUpNoOtherAttempt() {
+		RedissonClient otherProcess = redissonWithWatchdog(Duration.ofSeconds(30));
+		try {
+			otherProcess.getFencedLock(this.lock).lock();
+			this.contextRunner.run((context) -> {
+				FencedTasks tasks = context.getBean(FencedTasks.class);
+				Future<Boolean> waiting = this.threads
+					.submit(() -> tasks.task(this.lock).waitTime(Duration.ofSeconds(30)).run((token) -> {
+					}));
+				await().until(() -> isWaiting(waiting));
+				waiting.cancel(true);
+				assertTimeoutPreemptively(Duration.ofSeconds(10),
+						() -> assertThat(tasks.task(this.lock).run((token) -> {
+						})).as("skipped: the other process holds the lock").isFalse());
+			});
+		}
+		finally {
+			otherProcess.shutdown();
+		}
 	}
 
 	/**
@@ -197,6 +238,15 @@ class LockReleaseTests {
 			}
 		}
 		return outcomes;
+	}
+
+	/** Whether a pool thread runs the task and waits, for Redis's answer or a lock. */
+	private boolean isWaiting(Future<?> task) {
+		return !task.isDone() && Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.anyMatch((thread) -> thread.getState() == Thread.State.WAITING && Arrays.stream(thread.getStackTrace())
+				.anyMatch((frame) -> frame.getMethodName().equals("tryAcquire")));
 	}
 
 	private RedissonClient redissonWithWatchdog(Duration watchdogTimeout) {
