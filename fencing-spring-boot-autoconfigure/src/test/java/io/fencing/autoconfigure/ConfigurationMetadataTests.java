@@ -1,0 +1,80 @@
+package io.fencing.autoconfigure;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+import com.jayway.jsonpath.DocumentContext;
+import com.jayway.jsonpath.JsonPath;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The configuration metadata that spring-boot-configuration-processor generates from
+ * {@link FencingProperties}, with the hints of the additional metadata file: what an IDE
+ * completes and explains for every {@code fencing.*} key.
+ */
+class ConfigurationMetadataTests {
+
+	private final DocumentContext metadata = JsonPath.parse(generatedMetadata());
+
+	@Test
+	void everyKeyIsDescribed() {
+		List<Map<String, Object>> properties = this.metadata.read("$.properties[*]");
+		assertThat(properties).extracting((property) -> property.get("name"))
+			.containsExactlyInAnyOrder("fencing.enabled", "fencing.lease-time", "fencing.wait-time", "fencing.on-busy",
+					"fencing.tasks", "fencing.jdbc.token-column", "fencing.jdbc.statement-cache-size",
+					"fencing.redis.config");
+		assertThat(properties).allSatisfy((property) -> assertThat((String) property.get("description"))
+			.as("description of %s", property.get("name"))
+			.isNotBlank()
+			.endsWith("."));
+	}
+
+	@Test
+	void defaultsAreTheOnesTheStarterApplies() {
+		assertThat(defaultOf("fencing.enabled")).isEqualTo(true);
+		assertThat(defaultOf("fencing.wait-time")).as("0 ms: one attempt").isEqualTo(0);
+		assertThat(defaultOf("fencing.on-busy")).isEqualTo("skip");
+		assertThat(defaultOf("fencing.jdbc.token-column")).isEqualTo("last_token");
+		assertThat(defaultOf("fencing.jdbc.statement-cache-size")).isEqualTo(512);
+		assertThat(this.metadata.read("$.properties[?(@.name == 'fencing.lease-time')].defaultValue", List.class))
+			.as("unset: Redisson's watchdog")
+			.isEmpty();
+	}
+
+	@Test
+	void onBusyOffersSkipAndFailGloballyAndPerTask() {
+		for (String key : List.of("fencing.on-busy", "fencing.tasks.values.on-busy")) {
+			List<String> values = this.metadata.read("$.hints[?(@.name == '" + key + "')].values[*].value");
+			assertThat(values).as(key).containsExactly("skip", "fail");
+			List<String> descriptions = this.metadata.read("$.hints[?(@.name == '" + key + "')].values[*].description");
+			assertThat(descriptions).as(key)
+				.hasSize(2)
+				.allSatisfy((description) -> assertThat(description).isNotBlank());
+		}
+	}
+
+	private Object defaultOf(String key) {
+		List<Object> defaults = this.metadata.read("$.properties[?(@.name == '" + key + "')].defaultValue");
+		assertThat(defaults).as("default of %s", key).hasSize(1);
+		return defaults.get(0);
+	}
+
+	/** This module's generated file, not one of the other jars on the class path. */
+	private static String generatedMetadata() {
+		URL classes = FencingProperties.class.getProtectionDomain().getCodeSource().getLocation();
+		try (InputStream in = new URL(classes, "META-INF/spring-configuration-metadata.json").openStream()) {
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("No configuration metadata generated in " + classes
+					+ ": is spring-boot-configuration-processor on the annotation processor path?", ex);
+		}
+	}
+
+}
