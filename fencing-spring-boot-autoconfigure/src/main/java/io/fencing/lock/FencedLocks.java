@@ -120,6 +120,34 @@ public class FencedLocks implements AutoCloseable {
 		this.redisDescription = redisDescription;
 	}
 
+	/** Where Redis is, for example {@code redis://localhost:6379}. */
+	public String redisDescription() {
+		return this.redisDescription;
+	}
+
+	/**
+	 * Asks Redis for the number of its keys, which takes no lock and writes nothing.
+	 * @throws IllegalStateException when Redis did not answer within {@code timeout}
+	 */
+	public void ping(Duration timeout) {
+		try {
+			this.redisson.getKeys().countAsync().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while asking Redis at " + this.redisDescription, ex);
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			throw new IllegalStateException(
+					"Redis at " + this.redisDescription + " did not answer: " + cause.getMessage(), cause);
+		}
+		catch (TimeoutException ex) {
+			throw new IllegalStateException(
+					"Redis at " + this.redisDescription + " did not answer within " + timeout.toMillis() + " ms", ex);
+		}
+	}
+
 	/**
 	 * Tries to acquire {@code lockName}, waiting up to {@code waitTime}, after the
 	 * release of the lock this process has sent, if any, has been answered.

@@ -91,6 +91,14 @@ public class FencedTaskRunner implements AutoCloseable {
 	}
 
 	/**
+	 * The token counters this process found behind the stored tokens and raised since it
+	 * started.
+	 */
+	public CounterRepairs counterRepairs() {
+		return this.counters.repairs();
+	}
+
+	/**
 	 * Refuses asynchronous work inside a run of the same lock on this thread: it would
 	 * reuse that run's acquisition and outlive it.
 	 * @throws IllegalStateException when this thread holds the task's lock

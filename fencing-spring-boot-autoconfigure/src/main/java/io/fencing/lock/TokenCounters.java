@@ -1,9 +1,12 @@
 package io.fencing.lock;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -12,6 +15,7 @@ import io.fencing.LockUnavailableException;
 import io.fencing.lock.FencedLocks.HeldLock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps every lock's token counter above the tokens already accepted in storage: checked
@@ -36,6 +40,10 @@ final class TokenCounters {
 	 * Lock names whose counter this process has seen checked against the stored tokens.
 	 */
 	private final Set<String> checked = ConcurrentHashMap.newKeySet();
+
+	private final AtomicLong repairCount = new AtomicLong();
+
+	private final AtomicReference<CounterRepairs.@Nullable Repair> lastRepair = new AtomicReference<>();
 
 	TokenCounters(FencedLocks locks, Supplier<List<AcceptedTokens>> acceptedTokens) {
 		this.locks = locks;
@@ -93,6 +101,7 @@ final class TokenCounters {
 					+ "' was lost while its token counter was raised above the stored tokens; the task did not run");
 		}
 		rememberChecked(lockName);
+		recordRepair(lockName, held.token().value(), floor);
 		// INFO, not WARN: a new lock name looks the same as a lost counter.
 		logger.info("The token counter of lock '" + lockName + "' was at " + held.token().value() + " (a new lock "
 				+ "name, or Redis lost it: restart without persistence, FLUSHALL, eviction) while the guarded tables "
@@ -122,6 +131,7 @@ final class TokenCounters {
 			if (floor > refusedBy) {
 				this.locks.raiseTokenCounter(held, floor);
 			}
+			recordRepair(lockName, held.token().value(), floor);
 			logger.warn("The token counter of lock '" + lockName + "' was behind the storage: token "
 					+ held.token().value() + " was refused where token " + refusedBy + " had been accepted. Redis "
 					+ "has lost the counter (a failover to a lagging replica, or a restart), or these rows were "
@@ -132,6 +142,16 @@ final class TokenCounters {
 			logger.warn("Could not repair the token counter of lock '" + lockName + "'; the next refused run retries",
 					ex);
 		}
+	}
+
+	/** The counters raised since this process started. */
+	CounterRepairs repairs() {
+		return new CounterRepairs(this.repairCount.get(), this.lastRepair.get());
+	}
+
+	private void recordRepair(String lockName, long behind, long raisedTo) {
+		this.lastRepair.set(new CounterRepairs.Repair(lockName, Instant.now(), behind, raisedTo));
+		this.repairCount.incrementAndGet();
 	}
 
 	private void rememberChecked(String lockName) {

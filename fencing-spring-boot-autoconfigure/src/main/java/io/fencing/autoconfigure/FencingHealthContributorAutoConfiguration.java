@@ -1,0 +1,31 @@
+package io.fencing.autoconfigure;
+
+import io.fencing.health.FencingHealthIndicator;
+import io.fencing.lock.FencedLocks;
+import io.fencing.lock.FencedTaskRunner;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the {@code fencing} health contributor, when the application has
+ * Boot's health support (Actuator) and the fence is on.
+ */
+@AutoConfiguration(after = FencingAutoConfiguration.class)
+@ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
+@ConditionalOnBean({ FencedLocks.class, FencedTaskRunner.class })
+@ConditionalOnEnabledHealthIndicator("fencing")
+public final class FencingHealthContributorAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(name = "fencingHealthIndicator")
+	FencingHealthIndicator fencingHealthIndicator(FencedLocks locks, FencedTaskRunner runner) {
+		return new FencingHealthIndicator(locks, runner);
+	}
+
+}

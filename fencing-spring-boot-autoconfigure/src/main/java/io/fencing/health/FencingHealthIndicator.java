@@ -1,0 +1,52 @@
+package io.fencing.health;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.fencing.lock.CounterRepairs;
+import io.fencing.lock.FencedLocks;
+import io.fencing.lock.FencedTaskRunner;
+
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/**
+ * The health of the fence: UP when the Redis of the locks answers, DOWN with its address
+ * and the error when it does not, and the token counters found behind the stored tokens
+ * and raised since startup. Takes no lock and writes nothing.
+ */
+public class FencingHealthIndicator extends AbstractHealthIndicator {
+
+	/** Longer than a healthy Redis ever takes, shorter than a health probe waits. */
+	private static final Duration TIMEOUT = Duration.ofSeconds(3);
+
+	private final FencedLocks locks;
+
+	private final FencedTaskRunner runner;
+
+	public FencingHealthIndicator(FencedLocks locks, FencedTaskRunner runner) {
+		super("Fencing health check failed");
+		this.locks = locks;
+		this.runner = runner;
+	}
+
+	@Override
+	protected void doHealthCheck(Health.Builder builder) {
+		builder.withDetail("redis", this.locks.redisDescription());
+		CounterRepairs repairs = this.runner.counterRepairs();
+		CounterRepairs.Repair last = repairs.last();
+		if (last != null) {
+			Map<String, Object> repaired = new LinkedHashMap<>();
+			repaired.put("count", repairs.count());
+			repaired.put("lastLock", last.lockName());
+			repaired.put("lastAt", last.at().toString());
+			repaired.put("lastBehind", last.behind());
+			repaired.put("lastRaisedTo", last.raisedTo());
+			builder.withDetail("counterRepairsSinceStartup", repaired);
+		}
+		this.locks.ping(TIMEOUT);
+		builder.up();
+	}
+
+}

@@ -1,0 +1,28 @@
+package io.fencing.lock;
+
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The token counters this process found behind the tokens stored in the guarded tables (a
+ * new lock name, or Redis lost the counter) and raised, since it started.
+ *
+ * @param count how many times a counter was raised
+ * @param last the last time, or {@code null} when none was
+ */
+public record CounterRepairs(long count, @Nullable Repair last) {
+
+	/**
+	 * One raised counter.
+	 *
+	 * @param lockName the lock whose counter it is
+	 * @param at when it was raised
+	 * @param behind the token the counter had issued
+	 * @param raisedTo the newest token found in storage, which the counter now passes
+	 */
+	public record Repair(String lockName, Instant at, long behind, long raisedTo) {
+
+	}
+
+}
