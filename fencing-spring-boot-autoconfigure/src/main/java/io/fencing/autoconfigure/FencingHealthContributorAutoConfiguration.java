@@ -23,7 +23,7 @@ import org.springframework.context.annotation.Bean;
 public final class FencingHealthContributorAutoConfiguration {
 
 	@Bean
-	@ConditionalOnMissingBean(name = "fencingHealthIndicator")
+	@ConditionalOnMissingBean(name = { "fencingHealthIndicator", "fencingHealthContributor" })
 	FencingHealthIndicator fencingHealthIndicator(FencedLocks locks, FencedTaskRunner runner) {
 		return new FencingHealthIndicator(locks, runner);
 	}

@@ -12,13 +12,16 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * The health of the fence: UP when the Redis of the locks answers, DOWN with its address
- * and the error when it does not, and the token counters found behind the stored tokens
- * and raised since startup. Takes no lock and writes nothing.
+ * The health of the fence: UP when every Redis master, where locks are taken, answers a
+ * {@code PING}; DOWN naming the masters that do not and why; and the token counters found
+ * lost and raised since startup. Takes no lock and writes nothing.
  */
 public class FencingHealthIndicator extends AbstractHealthIndicator {
 
-	/** Longer than a healthy Redis ever takes, shorter than a health probe waits. */
+	/**
+	 * How long each master's answer is awaited: longer than a healthy Redis ever takes,
+	 * shorter than a health probe waits.
+	 */
 	private static final Duration TIMEOUT = Duration.ofSeconds(3);
 
 	private final FencedLocks locks;
@@ -45,7 +48,7 @@ public class FencingHealthIndicator extends AbstractHealthIndicator {
 			repaired.put("lastRaisedTo", last.raisedTo());
 			builder.withDetail("counterRepairsSinceStartup", repaired);
 		}
-		this.locks.ping(TIMEOUT);
+		builder.withDetail("masters", this.locks.pingMasters(TIMEOUT));
 		builder.up();
 	}
 

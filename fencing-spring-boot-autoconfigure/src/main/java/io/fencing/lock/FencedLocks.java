@@ -1,7 +1,10 @@
 package io.fencing.lock;
 
 import java.nio.charset.StandardCharsets;
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -23,6 +26,9 @@ import org.redisson.RedissonObject;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
+import org.redisson.api.redisnode.RedisClusterMaster;
+import org.redisson.api.redisnode.RedisMaster;
+import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.command.NoSyncedSlavesException;
 import org.redisson.config.Config;
@@ -126,26 +132,57 @@ public class FencedLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Asks Redis for the number of its keys, which takes no lock and writes nothing.
-	 * @throws IllegalStateException when Redis did not answer within {@code timeout}
+	 * Sends {@code PING} to every master, where locks are taken, each answer awaited up
+	 * to {@code timeout}; takes no lock and writes nothing.
+	 * @return the masters' addresses
+	 * @throws IllegalStateException naming the masters that did not answer
 	 */
-	public void ping(Duration timeout) {
+	public List<String> pingMasters(Duration timeout) {
+		Map<String, CompletableFuture<Boolean>> pings = new LinkedHashMap<>();
+		Config config = this.redisson.getConfig();
+		if (config.isClusterConfig()) {
+			for (RedisClusterMaster master : this.redisson.getRedisNodes(RedisNodes.CLUSTER).getMasters()) {
+				pings.put(address(master.getAddr()),
+						master.pingAsync(timeout.toMillis(), TimeUnit.MILLISECONDS).toCompletableFuture());
+			}
+		}
+		else {
+			RedisMaster master = config.isSentinelConfig()
+					? this.redisson.getRedisNodes(RedisNodes.SENTINEL_MASTER_SLAVE).getMaster()
+					: this.redisson.getRedisNodes(RedisNodes.MASTER_SLAVE).getMaster();
+			pings.put(address(master.getAddr()),
+					master.pingAsync(timeout.toMillis(), TimeUnit.MILLISECONDS).toCompletableFuture());
+		}
+		List<String> silent = new ArrayList<>();
+		pings.forEach((address, answered) -> {
+			String problem = problemOf(answered);
+			if (problem != null) {
+				silent.add(address + " (" + problem + ")");
+			}
+		});
+		if (!silent.isEmpty()) {
+			throw new IllegalStateException("Redis at " + this.redisDescription + ": no answer to PING from master "
+					+ String.join(", ", silent));
+		}
+		return List.copyOf(pings.keySet());
+	}
+
+	/** Why a ping got no answer (Redisson times it out itself), or {@code null}. */
+	private static @Nullable String problemOf(CompletableFuture<Boolean> ping) {
 		try {
-			this.redisson.getKeys().countAsync().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+			return ping.get() ? null : "the connection failed";
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while asking Redis at " + this.redisDescription, ex);
+			return "interrupted";
 		}
 		catch (ExecutionException ex) {
-			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-			throw new IllegalStateException(
-					"Redis at " + this.redisDescription + " did not answer: " + cause.getMessage(), cause);
+			return (ex.getCause() != null) ? ex.getCause().getMessage() : ex.getMessage();
 		}
-		catch (TimeoutException ex) {
-			throw new IllegalStateException(
-					"Redis at " + this.redisDescription + " did not answer within " + timeout.toMillis() + " ms", ex);
-		}
+	}
+
+	private static String address(InetSocketAddress address) {
+		return address.getHostString() + ":" + address.getPort();
 	}
 
 	/**

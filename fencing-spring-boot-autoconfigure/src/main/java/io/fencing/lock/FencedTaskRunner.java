@@ -90,10 +90,7 @@ public class FencedTaskRunner implements AutoCloseable {
 		return this.releases;
 	}
 
-	/**
-	 * The token counters this process found behind the stored tokens and raised since it
-	 * started.
-	 */
+	/** The token counters this process found lost and raised since it started. */
 	public CounterRepairs counterRepairs() {
 		return this.counters.repairs();
 	}

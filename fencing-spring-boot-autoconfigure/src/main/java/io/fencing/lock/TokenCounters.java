@@ -5,8 +5,6 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -15,7 +13,6 @@ import io.fencing.LockUnavailableException;
 import io.fencing.lock.FencedLocks.HeldLock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps every lock's token counter above the tokens already accepted in storage: checked
@@ -41,9 +38,8 @@ final class TokenCounters {
 	 */
 	private final Set<String> checked = ConcurrentHashMap.newKeySet();
 
-	private final AtomicLong repairCount = new AtomicLong();
-
-	private final AtomicReference<CounterRepairs.@Nullable Repair> lastRepair = new AtomicReference<>();
+	/** Replaced whole, so that a reader sees a count with its own last repair. */
+	private volatile CounterRepairs repairs = new CounterRepairs(0, null);
 
 	TokenCounters(FencedLocks locks, Supplier<List<AcceptedTokens>> acceptedTokens) {
 		this.locks = locks;
@@ -64,13 +60,12 @@ final class TokenCounters {
 	HeldLock aboveEveryStoredToken(HeldLock held) {
 		String lockName = held.token().lockName();
 		boolean missing = held.token().value() == 1;
-		if (missing) {
-			this.checked.remove(lockName);
-		}
-		else if (this.checked.contains(lockName)) {
+		// A counter this process saw checked, now missing: Redis lost it.
+		boolean lost = missing && this.checked.remove(lockName);
+		if (!missing && this.checked.contains(lockName)) {
 			return held;
 		}
-		else if (this.locks.isCounterChecked(held)) {
+		if (!missing && this.locks.isCounterChecked(held)) {
 			rememberChecked(lockName);
 			return held;
 		}
@@ -101,7 +96,9 @@ final class TokenCounters {
 					+ "' was lost while its token counter was raised above the stored tokens; the task did not run");
 		}
 		rememberChecked(lockName);
-		recordRepair(lockName, held.token().value(), floor);
+		if (lost) {
+			recordRepair(lockName, held.token().value(), floor);
+		}
 		// INFO, not WARN: a new lock name looks the same as a lost counter.
 		logger.info("The token counter of lock '" + lockName + "' was at " + held.token().value() + " (a new lock "
 				+ "name, or Redis lost it: restart without persistence, FLUSHALL, eviction) while the guarded tables "
@@ -144,14 +141,14 @@ final class TokenCounters {
 		}
 	}
 
-	/** The counters raised since this process started. */
+	/** The counters found lost and raised since this process started. */
 	CounterRepairs repairs() {
-		return new CounterRepairs(this.repairCount.get(), this.lastRepair.get());
+		return this.repairs;
 	}
 
-	private void recordRepair(String lockName, long behind, long raisedTo) {
-		this.lastRepair.set(new CounterRepairs.Repair(lockName, Instant.now(), behind, raisedTo));
-		this.repairCount.incrementAndGet();
+	private synchronized void recordRepair(String lockName, long behind, long raisedTo) {
+		this.repairs = new CounterRepairs(this.repairs.count() + 1,
+				new CounterRepairs.Repair(lockName, Instant.now(), behind, raisedTo));
 	}
 
 	private void rememberChecked(String lockName) {

@@ -1,5 +1,7 @@
 package io.fencing.autoconfigure;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -7,10 +9,12 @@ import javax.sql.DataSource;
 
 import io.fencing.FencedTasks;
 import io.fencing.health.FencingHealthIndicator;
+import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.test.RedisServer;
 import io.fencing.test.StockTable;
 import io.fencing.test.TestServices;
 import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -24,6 +28,7 @@ import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The {@code fencing} health contributor, against real Redis servers.
@@ -40,8 +45,9 @@ class FencingHealthContributorAutoConfigurationTests {
 		this.contextRunner.run((context) -> {
 			Health health = context.getBean(FencingHealthIndicator.class).health();
 			assertThat(health.getStatus()).isEqualTo(Status.UP);
-			assertThat(health.getDetails()).containsEntry("redis",
-					"redis://" + TestServices.redisHost() + ":" + TestServices.redisPort());
+			assertThat(health.getDetails())
+				.containsEntry("redis", "redis://" + TestServices.redisHost() + ":" + TestServices.redisPort())
+				.containsEntry("masters", List.of(TestServices.redisHost() + ":" + TestServices.redisPort()));
 		});
 	}
 
@@ -55,8 +61,8 @@ class FencingHealthContributorAutoConfigurationTests {
 					Health health = context.getBean(FencingHealthIndicator.class).health();
 					assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 					assertThat(health.getDetails()).containsEntry("redis", "redis://127.0.0.1:" + redis.port());
-					assertThat((String) health.getDetails().get("error"))
-						.contains("Redis at redis://127.0.0.1:" + redis.port() + " did not answer");
+					assertThat((String) health.getDetails().get("error")).contains("Redis at redis://127.0.0.1:"
+							+ redis.port() + ": no answer to PING from master 127.0.0.1:" + redis.port() + " (");
 				});
 		}
 	}
@@ -74,28 +80,59 @@ class FencingHealthContributorAutoConfigurationTests {
 		}
 	}
 
+	/**
+	 * Locks are taken on the master: a replica that still answers does not make the fence
+	 * healthy.
+	 */
 	@Test
-	void reportsACounterFoundBehindTheTokensInStorage() {
+	void downNamingTheMasterWhenOnlyItsReplicaAnswers() {
+		try (RedisServer master = RedisServer.start();
+				RedisServer replica = RedisServer.start("--replicaof", "127.0.0.1", String.valueOf(master.port()))) {
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> "up".equals(replica.info("replication", "master_link_status")));
+			this.contextRunner
+				.withPropertyValues("spring.data.redis.masterreplica.nodes=127.0.0.1:" + master.port() + ",127.0.0.1:"
+						+ replica.port(), "spring.data.redis.timeout=500ms")
+				.run((context) -> {
+					FencingHealthIndicator indicator = context.getBean(FencingHealthIndicator.class);
+					assertThat(indicator.health().getDetails()).containsEntry("masters",
+							List.of("127.0.0.1:" + master.port()));
+					master.stop();
+					Health health = indicator.health();
+					assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+					assertThat((String) health.getDetails().get("error"))
+						.contains("no answer to PING from master 127.0.0.1:" + master.port());
+				});
+		}
+	}
+
+	@Test
+	void reportsACounterRedisLostAndTheStarterRaised() {
 		DataSource h2 = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
 			.setName("health-" + UUID.randomUUID())
 			.build();
 		StockTable stock = new StockTable();
 		stock.create(new JdbcTemplate(h2));
-		// Rows another owner of this lock wrote with token 41, before Redis lost the
-		// counter.
-		new JdbcTemplate(h2).update("UPDATE " + stock.name() + " SET last_token = 41");
 		String lock = "fencing-test-" + UUID.randomUUID();
 		this.contextRunner.withBean(DataSource.class, () -> h2).run((context) -> {
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
+			assertThat(tasks.run(lock, (token) -> stock.write(jdbc, 8))).isTrue();
+			assertThat(tasks.run(lock, (token) -> stock.write(jdbc, 9))).isTrue();
 			assertThat(context.getBean(FencingHealthIndicator.class).health().getDetails())
+				.as("a new lock name's first counter is no repair")
 				.doesNotContainKey("counterRepairsSinceStartup");
-			assertThat(context.getBean(FencedTasks.class).call(lock, (token) -> token.value()).get()).isEqualTo(42L);
+			// Redis loses the counter and its check mark (a restart without persistence).
+			RedissonClient redisson = context.getBean(RedissonClient.class);
+			redisson.getKeys().delete("redisson_lock_token:{" + lock + "}", "fencing_counter_checked:{" + lock + "}");
+			assertThat(tasks.call(lock, (token) -> token.value()).get()).isEqualTo(3L);
 			Health health = context.getBean(FencingHealthIndicator.class).health();
 			assertThat(health.getStatus()).isEqualTo(Status.UP);
 			assertThat(health.getDetails().get("counterRepairsSinceStartup")).isInstanceOfSatisfying(Map.class,
 					(repairs) -> assertThat(repairs).containsEntry("count", 1L)
 						.containsEntry("lastLock", lock)
 						.containsEntry("lastBehind", 1L)
-						.containsEntry("lastRaisedTo", 41L)
+						.containsEntry("lastRaisedTo", 2L)
 						.containsKey("lastAt"));
 		});
 	}

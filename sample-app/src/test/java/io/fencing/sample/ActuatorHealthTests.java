@@ -1,25 +1,35 @@
 package io.fencing.sample;
 
+import java.util.List;
 import java.util.Map;
 
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
+import io.fencing.test.TestServices;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The sample's {@code /actuator/health} over real HTTP: the fence's health is one of its
- * components.
+ * components. The starter builds its own client here, as in the sample; neither the
+ * replay nor the job runs, so no lock is taken.
  */
-@SpringBootTest(classes = { SampleApplication.class, IsolatedRedisConfiguration.class },
-		webEnvironment = WebEnvironment.RANDOM_PORT, properties = "stock.replay.on-startup=false")
+@SpringBootTest(classes = SampleApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "stock.replay.on-startup=false", "stock.sync.initial-delay=1h" })
 class ActuatorHealthTests {
+
+	@DynamicPropertySource
+	static void redis(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.url", TestServices::redisUrl);
+	}
 
 	@LocalServerPort
 	private int port;
@@ -34,8 +44,9 @@ class ActuatorHealthTests {
 		DocumentContext health = JsonPath.parse(body);
 		assertThat(health.read("$.status", String.class)).isEqualTo("UP");
 		assertThat(health.read("$.components.fencing.status", String.class)).isEqualTo("UP");
-		assertThat(health.read("$.components.fencing.details", Map.class)).containsEntry("redis",
-				"the application's RedissonClient");
+		String redis = TestServices.redisHost() + ":" + TestServices.redisPort();
+		assertThat(health.read("$.components.fencing.details", Map.class)).containsEntry("redis", "redis://" + redis)
+			.containsEntry("masters", List.of(redis));
 	}
 
 }
