@@ -13,8 +13,11 @@ import io.fencing.lock.FencedTaskBeanValidator;
 import io.fencing.lock.FencedTaskInterceptor;
 import io.fencing.lock.FencedTaskResolver;
 import io.fencing.lock.FencedTaskRunner;
+import io.fencing.event.FencingEventCounters;
+import io.fencing.event.FencingEventPublisher;
 import io.fencing.lock.TaskSettings;
 import io.fencing.observation.FencedTaskObservationConvention;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -26,7 +29,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
@@ -92,9 +97,10 @@ public final class FencingAutoConfiguration {
 	@ConditionalOnMissingBean
 	FencedTaskRunner fencedTaskRunner(FencedLocks locks, ObjectProvider<ObservationRegistry> observations,
 			ObjectProvider<FencedTaskObservationConvention> observationConvention,
-			ObjectProvider<AcceptedTokens> acceptedTokens) {
+			ObjectProvider<AcceptedTokens> acceptedTokens, ApplicationEventPublisher events) {
 		return new FencedTaskRunner(locks, SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList()),
-				observations.getIfAvailable(() -> ObservationRegistry.NOOP), observationConvention.getIfAvailable());
+				observations.getIfAvailable(() -> ObservationRegistry.NOOP), observationConvention.getIfAvailable(),
+				new FencingEventPublisher(events));
 	}
 
 	@Bean
@@ -119,6 +125,19 @@ public final class FencingAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static FencedTaskBeanValidator fencedTaskBeanValidator(ObjectProvider<FencedTaskResolver> resolver) {
 		return new FencedTaskBeanValidator(SingletonSupplier.of(resolver::getObject));
+	}
+
+	/** Counts the fencing events when the application has Micrometer. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	static class EventCountersConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		FencingEventCounters fencingEventCounters(ObjectProvider<MeterRegistry> registry) {
+			return new FencingEventCounters(registry);
+		}
+
 	}
 
 }

@@ -13,19 +13,24 @@ import java.util.Locale;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.NoFencingTokenException;
+import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
 import io.fencing.context.TokenBindings.Binding;
+import io.fencing.event.FencingEventPublisher;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcUtils;
@@ -42,7 +47,9 @@ import org.springframework.util.ConcurrentLruCache;
  * the compare and the write are one atomic statement. Each SQL string is parsed once
  * (JSqlParser) and its rewrite cached in a bounded cache.
  */
-public class FencedJdbcTemplate extends JdbcTemplate {
+public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEventPublisherAware {
+
+	private FencingEventPublisher events = FencingEventPublisher.NONE;
 
 	/** The default name of the column that holds the last accepted token. */
 	public static final String DEFAULT_TOKEN_COLUMN = "last_token";
@@ -138,7 +145,7 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		Object[] arguments = (args != null) ? args : new Object[0];
 		GuardedUpdate update = rewrite(sql);
 		update.checkArguments(arguments);
-		Integer changed = execute((Connection connection) -> {
+		Integer changed = refusalsPublished(update, () -> execute((Connection connection) -> {
 			Dialect dialect = dialect(connection);
 			rejectWhatTheDialectReadsOtherwise(dialect, update);
 			if (this.uniqueKeys.pinsOneRow(update, arguments, connection)) {
@@ -172,7 +179,7 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 				}
 				throw ex;
 			}
-		});
+		}));
 		return (changed != null) ? changed : 0;
 	}
 
@@ -192,7 +199,7 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 		if (batchArgs.isEmpty()) {
 			return new int[0];
 		}
-		return execute((Connection connection) -> {
+		return refusalsPublished(update, () -> execute((Connection connection) -> {
 			Dialect dialect = dialect(connection);
 			rejectWhatTheDialectReadsOtherwise(dialect, update);
 			return inTransaction(connection, () -> {
@@ -215,7 +222,26 @@ public class FencedJdbcTemplate extends JdbcTemplate {
 				}
 				return counts;
 			});
-		});
+		}));
+	}
+
+	/**
+	 * Publishes a {@link StaleWriteRefusedEvent} when the storage refuses a write, to the
+	 * context this template is a bean of.
+	 */
+	@Override
+	public void setApplicationEventPublisher(ApplicationEventPublisher publisher) {
+		this.events = new FencingEventPublisher(publisher);
+	}
+
+	private <T> T refusalsPublished(GuardedUpdate update, Supplier<T> write) {
+		try {
+			return write.get();
+		}
+		catch (StaleWriterException ex) {
+			this.events.publish(new StaleWriteRefusedEvent(this, ex, update.table().name().name()));
+			throw ex;
+		}
 	}
 
 	/**

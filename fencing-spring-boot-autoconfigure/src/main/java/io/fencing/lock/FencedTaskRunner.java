@@ -10,11 +10,14 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import io.fencing.LeaseLostEvent;
 import io.fencing.LockBusyException;
 import io.fencing.OnBusy;
+import io.fencing.TokenCounterRepairedEvent;
 import io.fencing.context.TokenBindings;
 import io.fencing.context.TokenBindings.Acquisition;
 import io.fencing.context.TokenBindings.Binding;
+import io.fencing.event.FencingEventPublisher;
 import io.fencing.lock.FencedLocks.HeldLock;
 import io.fencing.observation.DefaultFencedTaskObservationConvention;
 import io.fencing.observation.FencedTaskObservationContext;
@@ -57,6 +60,8 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	private final @Nullable FencedTaskObservationConvention convention;
 
+	private final FencingEventPublisher events;
+
 	private final CustomizableThreadFactory releaseThreads = daemon(new CustomizableThreadFactory("fencing-release-"));
 
 	/**
@@ -72,11 +77,15 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * token counter that Redis lost
 	 * @param convention replaces the default observation convention, when not
 	 * {@code null}
+	 * @param events where lost leases and repaired counters are published
 	 */
 	public FencedTaskRunner(FencedLocks locks, Supplier<List<AcceptedTokens>> acceptedTokens,
-			ObservationRegistry observations, @Nullable FencedTaskObservationConvention convention) {
+			ObservationRegistry observations, @Nullable FencedTaskObservationConvention convention,
+			FencingEventPublisher events) {
 		this.locks = locks;
-		this.counters = new TokenCounters(locks, acceptedTokens);
+		this.counters = new TokenCounters(locks, acceptedTokens, (lockName, behind, raisedTo) -> events
+			.publish(new TokenCounterRepairedEvent(this, lockName, behind, raisedTo)));
+		this.events = events;
 		this.observations = observations;
 		this.convention = convention;
 	}
@@ -222,7 +231,11 @@ public class FencedTaskRunner implements AutoCloseable {
 		boolean overran = (lease != null) && ranNanos > lease.toNanos();
 		return this.locks.release(held, (released) -> {
 			if (overran || !released) {
-				warnLeaseLost(held, task, Duration.ofNanos(ranNanos), overran);
+				Duration ran = Duration.ofNanos(ranNanos);
+				warnLeaseLost(held, task, ran, overran);
+				// Off Redisson's event loop: listeners may block.
+				this.releases.execute(() -> this.events.publish(
+						new LeaseLostEvent(this, task.description(), held.token(), held.leaseTime(), ran, overran)));
 			}
 		});
 	}

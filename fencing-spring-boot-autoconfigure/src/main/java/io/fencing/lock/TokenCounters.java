@@ -38,12 +38,15 @@ final class TokenCounters {
 	 */
 	private final Set<String> checked = ConcurrentHashMap.newKeySet();
 
+	private final RepairListener repaired;
+
 	/** Replaced whole, so that a reader sees a count with its own last repair. */
 	private volatile CounterRepairs repairs = new CounterRepairs(0, null);
 
-	TokenCounters(FencedLocks locks, Supplier<List<AcceptedTokens>> acceptedTokens) {
+	TokenCounters(FencedLocks locks, Supplier<List<AcceptedTokens>> acceptedTokens, RepairListener repaired) {
 		this.locks = locks;
 		this.acceptedTokens = acceptedTokens;
+		this.repaired = repaired;
 	}
 
 	/**
@@ -146,9 +149,20 @@ final class TokenCounters {
 		return this.repairs;
 	}
 
-	private synchronized void recordRepair(String lockName, long behind, long raisedTo) {
-		this.repairs = new CounterRepairs(this.repairs.count() + 1,
-				new CounterRepairs.Repair(lockName, Instant.now(), behind, raisedTo));
+	private void recordRepair(String lockName, long behind, long raisedTo) {
+		synchronized (this) {
+			this.repairs = new CounterRepairs(this.repairs.count() + 1,
+					new CounterRepairs.Repair(lockName, Instant.now(), behind, raisedTo));
+		}
+		this.repaired.repaired(lockName, behind, raisedTo);
+	}
+
+	/** Told of every counter found lost and raised. */
+	@FunctionalInterface
+	interface RepairListener {
+
+		void repaired(String lockName, long behind, long raisedTo);
+
 	}
 
 	private void rememberChecked(String lockName) {

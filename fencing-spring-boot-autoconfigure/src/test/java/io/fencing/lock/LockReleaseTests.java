@@ -18,6 +18,7 @@ import io.fencing.FencingContext;
 import io.fencing.LockBusyException;
 import io.fencing.OnBusy;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.test.LeaseOverrun;
 import io.fencing.test.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -191,14 +192,7 @@ class LockReleaseTests {
 	@Test
 	void aRunPastItsLeaseIsStillReportedOnceItsReleaseIsAnswered(CapturedOutput output) {
 		this.contextRunner.run((context) -> {
-			RedissonClient redisson = context.getBean(RedissonClient.class);
-			FencedTasks.Task task = context.getBean(FencedTasks.class)
-				.task(this.lock)
-				.leaseTime(Duration.ofMillis(200))
-				.onBusy(OnBusy.FAIL);
-			assertThat(task.run((token) -> await().atMost(Duration.ofSeconds(5))
-				.until(() -> !redisson.getFencedLock(this.lock).isLocked()))).isTrue();
-			assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
+			LeaseOverrun.runPastLease(context, this.lock, Duration.ofMillis(200));
 			assertThat(output).contains("FencedTasks task '" + this.lock + "' with token 1 ran ")
 				.contains(", past its 200 ms lease: another owner may have taken lock '" + this.lock + "'");
 		});

@@ -1,0 +1,26 @@
+package io.fencing;
+
+import org.springframework.context.ApplicationEvent;
+
+/**
+ * Something the fence did that an application may want to alert on: a task outlived or
+ * lost its lease ({@link LeaseLostEvent}), the storage refused a stale write
+ * ({@link StaleWriteRefusedEvent}), or a token counter Redis lost was raised
+ * ({@link TokenCounterRepairedEvent}). Published to the application context, on the
+ * thread where it happened; counted by Micrometer when a {@code MeterRegistry} is there.
+ */
+public abstract class FencingEvent extends ApplicationEvent {
+
+	private final String lockName;
+
+	protected FencingEvent(Object source, String lockName) {
+		super(source);
+		this.lockName = lockName;
+	}
+
+	/** The lock the event is about. */
+	public String getLockName() {
+		return this.lockName;
+	}
+
+}

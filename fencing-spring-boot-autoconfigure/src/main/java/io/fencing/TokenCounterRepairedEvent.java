@@ -1,0 +1,30 @@
+package io.fencing;
+
+/**
+ * Redis lost a lock's token counter (a restart without persistence, FLUSHALL, eviction, a
+ * failover to a lagging replica), and the starter raised it above the tokens stored in
+ * the guarded tables, so that tokens never go backwards in storage.
+ */
+public class TokenCounterRepairedEvent extends FencingEvent {
+
+	private final long behind;
+
+	private final long raisedTo;
+
+	public TokenCounterRepairedEvent(Object source, String lockName, long behind, long raisedTo) {
+		super(source, lockName);
+		this.behind = behind;
+		this.raisedTo = raisedTo;
+	}
+
+	/** The token the lost counter issued. */
+	public long getBehind() {
+		return this.behind;
+	}
+
+	/** The newest stored token, which the counter now passes. */
+	public long getRaisedTo() {
+		return this.raisedTo;
+	}
+
+}

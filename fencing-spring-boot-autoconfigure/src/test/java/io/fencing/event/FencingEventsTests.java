@@ -1,0 +1,169 @@
+package io.fencing.event;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import javax.sql.DataSource;
+
+import io.fencing.FencedTasks;
+import io.fencing.FencingEvent;
+import io.fencing.FencingToken;
+import io.fencing.LeaseLostEvent;
+import io.fencing.StaleWriteRefusedEvent;
+import io.fencing.StaleWriterException;
+import io.fencing.TokenCounterRepairedEvent;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.test.LeaseOverrun;
+import io.fencing.test.StockTable;
+import io.fencing.test.TestServices;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.api.RedissonClient;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ApplicationListener;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The fencing events an application can alert on, and their Micrometer counters, from
+ * real runs on Redis and H2.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class FencingEventsTests {
+
+	private final String lock = "fencing-test-" + UUID.randomUUID();
+
+	private final DataSource h2 = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
+		.setName("events-" + UUID.randomUUID())
+		.build();
+
+	private final StockTable stock = new StockTable();
+
+	private final List<FencingEvent> events = new CopyOnWriteArrayList<>();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
+				FencingJdbcAutoConfiguration.class))
+		.withBean(DataSource.class, () -> this.h2)
+		.withBean(SimpleMeterRegistry.class)
+		.withBean("fencingEventsSeen", FencingEventsListener.class, () -> this.events::add)
+		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl());
+
+	@Test
+	void aRunPastItsLeaseIsPublishedAndCounted() {
+		this.contextRunner.run((context) -> {
+			LeaseOverrun.runPastLease(context, this.lock, Duration.ofMillis(200));
+			await().atMost(Duration.ofSeconds(10)).until(() -> !this.events.isEmpty());
+			assertThat(this.events).singleElement().isInstanceOfSatisfying(LeaseLostEvent.class, (lost) -> {
+				assertThat(lost.getLockName()).isEqualTo(this.lock);
+				assertThat(lost.getTask()).isEqualTo("FencedTasks task '" + this.lock + "'");
+				assertThat(lost.getToken()).isPositive();
+				assertThat(lost.getLeaseTime()).isEqualTo(Duration.ofMillis(200));
+				assertThat(lost.getRan()).isGreaterThan(Duration.ofMillis(200));
+				assertThat(lost.isOverrun()).isTrue();
+			});
+			assertThat(context.getBean(MeterRegistry.class).counter("fencing.leases.lost", "overrun", "true").count())
+				.isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aRefusedWriteIsPublishedAndCounted() {
+		this.contextRunner.run((context) -> {
+			refuseAStaleWrite(context.getBean(FencedJdbcTemplate.class));
+			assertThat(this.events).singleElement().isInstanceOfSatisfying(StaleWriteRefusedEvent.class, (refused) -> {
+				assertThat(refused.getLockName()).isEqualTo(this.lock);
+				assertThat(refused.getToken()).isEqualTo(3);
+				assertThat(refused.getAcceptedToken()).isEqualTo(5);
+				assertThat(refused.getTable()).isEqualToIgnoringCase(this.stock.name());
+			});
+			assertThat(context.getBean(MeterRegistry.class)
+				.counter("fencing.writes.refused", "table", this.stock.name())
+				.count()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aCounterRedisLostIsPublishedAndCountedOnceRaised() {
+		this.contextRunner.run((context) -> {
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
+			this.stock.create(jdbc);
+			assertThat(tasks.run(this.lock, (token) -> this.stock.write(jdbc, 8))).isTrue();
+			assertThat(tasks.run(this.lock, (token) -> this.stock.write(jdbc, 9))).isTrue();
+			assertThat(this.events).as("a new lock name's first counter is no repair").isEmpty();
+			context.getBean(RedissonClient.class)
+				.getKeys()
+				.delete("redisson_lock_token:{" + this.lock + "}", "fencing_counter_checked:{" + this.lock + "}");
+			assertThat(tasks.call(this.lock, FencingToken::value).get()).isEqualTo(3L);
+			assertThat(this.events).singleElement()
+				.isInstanceOfSatisfying(TokenCounterRepairedEvent.class, (repaired) -> {
+					assertThat(repaired.getLockName()).isEqualTo(this.lock);
+					assertThat(repaired.getBehind()).isEqualTo(1);
+					assertThat(repaired.getRaisedTo()).isEqualTo(2);
+				});
+			assertThat(context.getBean(MeterRegistry.class).counter("fencing.token.counters.repaired").count())
+				.isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aFailingListenerChangesNothingTheFenceDoes(CapturedOutput output) {
+		this.contextRunner.withBean("failingListener", FencingEventsListener.class, () -> (event) -> {
+			throw new IllegalStateException("the alerting service is down");
+		}).run((context) -> {
+			refuseAStaleWrite(context.getBean(FencedJdbcTemplate.class));
+			assertThat(new JdbcTemplate(this.h2)
+				.queryForObject("SELECT quantity FROM " + this.stock.name() + " WHERE sku = 'A-1'", Integer.class))
+				.isEqualTo(8);
+			assertThat(output).contains("A listener of StaleWriteRefusedEvent for lock '" + this.lock
+					+ "' failed; the fence is not affected");
+		});
+	}
+
+	@Test
+	void withoutMicrometerTheEventsAreStillPublished() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader(MeterRegistry.class)).run((context) -> {
+			assertThat(context).hasNotFailed().doesNotHaveBean(FencingEventCounters.class);
+			refuseAStaleWrite(context.getBean(FencedJdbcTemplate.class));
+			assertThat(this.events).singleElement().isInstanceOf(StaleWriteRefusedEvent.class);
+		});
+	}
+
+	/**
+	 * Token 5 writes A-1, then token 3's write is refused with
+	 * {@link StaleWriterException} naming both.
+	 */
+	private void refuseAStaleWrite(FencedJdbcTemplate jdbc) {
+		this.stock.create(jdbc);
+		String sql = "UPDATE " + this.stock.name() + " SET quantity = ? WHERE sku = ?";
+		jdbc.guardedUpdate(new FencingToken(this.lock, 5), sql, 8, "A-1");
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> jdbc.guardedUpdate(new FencingToken(this.lock, 3), sql, 5, "A-1"))
+			.withMessageContaining("token 3 is older than accepted token 5");
+	}
+
+	/** An application's listener of every fencing event. */
+	@FunctionalInterface
+	interface FencingEventsListener extends ApplicationListener<FencingEvent> {
+
+	}
+
+}
