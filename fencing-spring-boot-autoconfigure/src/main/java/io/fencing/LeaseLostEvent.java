@@ -8,9 +8,12 @@ import org.jspecify.annotations.Nullable;
  * A fenced task ended without its lock: it ran past its fixed lease, or Redis no longer
  * held the lock for it (a restart, FLUSHALL or failover, a watchdog that could not renew,
  * a forced unlock). Another owner may have taken the lock, and the rows it has written
- * since refuse this run's guarded writes. Published once the release is answered.
+ * since refuse this run's guarded writes. Published on a {@code fencing-release-} thread
+ * once the release is answered.
  */
 public class LeaseLostEvent extends FencingEvent {
+
+	private static final long serialVersionUID = 1L;
 
 	private final String task;
 
@@ -32,7 +35,10 @@ public class LeaseLostEvent extends FencingEvent {
 		this.overrun = overrun;
 	}
 
-	/** The task, for example {@code @FencedTask("stock-sync") on StockJob.sync()}. */
+	/**
+	 * The task as log messages name it, for example
+	 * {@code @FencedTask("stock-sync") on StockJob.sync()}.
+	 */
 	public String getTask() {
 		return this.task;
 	}

@@ -3,12 +3,15 @@ package io.fencing;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The storage refused a guarded write: a row it targets holds a newer token. Published
- * where {@link StaleWriterException} is thrown, before the caller's transaction rolls
- * back; listen with {@code @TransactionalEventListener(phase = AFTER_ROLLBACK)} to act
- * after it.
+ * The storage refused a guarded write of a {@link io.fencing.jdbc.FencedJdbcTemplate}
+ * bean: a row it targets holds a newer token. Published on the writer's thread just
+ * before {@link StaleWriterException} reaches the caller, inside the caller's transaction
+ * if there is one (its refused statement may still hold row locks): keep listeners short,
+ * or hand the work to another thread.
  */
 public class StaleWriteRefusedEvent extends FencingEvent {
+
+	private static final long serialVersionUID = 1L;
 
 	private final long token;
 
@@ -33,7 +36,7 @@ public class StaleWriteRefusedEvent extends FencingEvent {
 		return this.acceptedToken;
 	}
 
-	/** The table of the refused statement. */
+	/** The table of the refused statement, as the statement names it. */
 	public String getTable() {
 		return this.table;
 	}

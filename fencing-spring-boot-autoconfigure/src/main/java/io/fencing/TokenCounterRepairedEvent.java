@@ -7,6 +7,8 @@ package io.fencing;
  */
 public class TokenCounterRepairedEvent extends FencingEvent {
 
+	private static final long serialVersionUID = 1L;
+
 	private final long behind;
 
 	private final long raisedTo;
@@ -17,12 +19,12 @@ public class TokenCounterRepairedEvent extends FencingEvent {
 		this.raisedTo = raisedTo;
 	}
 
-	/** The token the lost counter issued. */
+	/** The token the counter issued after Redis lost it (1 for a missing counter). */
 	public long getBehind() {
 		return this.behind;
 	}
 
-	/** The newest stored token, which the counter now passes. */
+	/** The newest token found in storage: the counter now issues tokens above it. */
 	public long getRaisedTo() {
 		return this.raisedTo;
 	}

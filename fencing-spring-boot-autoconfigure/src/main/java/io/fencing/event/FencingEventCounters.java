@@ -4,24 +4,37 @@ import io.fencing.FencingEvent;
 import io.fencing.LeaseLostEvent;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.TokenCounterRepairedEvent;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.ApplicationListener;
 
 /**
  * Counts the {@link FencingEvent}s in the application's {@link MeterRegistry}, when it
- * has one: {@code fencing.leases.lost} (tag {@code overrun}),
- * {@code fencing.writes.refused} (tag {@code table}) and
- * {@code fencing.token.counters.repaired}. Lock names are left out of the tags:
- * per-entity names would make one series each.
+ * has one: {@code fencing.leases.lost} (tag {@code overrun}) and
+ * {@code fencing.token.counters.repaired}, both there from startup at zero so that the
+ * first one alerts, and {@code fencing.writes.refused} (tag {@code table}, from a table's
+ * first refusal). Lock names are left out of the tags: per-entity names would make one
+ * series each.
  */
-public class FencingEventCounters implements ApplicationListener<FencingEvent> {
+public class FencingEventCounters implements ApplicationListener<FencingEvent>, SmartInitializingSingleton {
 
 	private final ObjectProvider<MeterRegistry> registry;
 
 	public FencingEventCounters(ObjectProvider<MeterRegistry> registry) {
 		this.registry = registry;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		MeterRegistry meters = this.registry.getIfUnique();
+		if (meters != null) {
+			leasesLost(meters, true);
+			leasesLost(meters, false);
+			countersRepaired(meters);
+		}
 	}
 
 	@Override
@@ -31,14 +44,31 @@ public class FencingEventCounters implements ApplicationListener<FencingEvent> {
 			return;
 		}
 		if (event instanceof LeaseLostEvent lost) {
-			meters.counter("fencing.leases.lost", "overrun", String.valueOf(lost.isOverrun())).increment();
+			leasesLost(meters, lost.isOverrun()).increment();
 		}
 		else if (event instanceof StaleWriteRefusedEvent refused) {
-			meters.counter("fencing.writes.refused", "table", refused.getTable()).increment();
+			Counter.builder("fencing.writes.refused")
+				.description("Guarded writes the storage refused: a row held a newer token")
+				.tag("table", refused.getTable())
+				.register(meters)
+				.increment();
 		}
 		else if (event instanceof TokenCounterRepairedEvent) {
-			meters.counter("fencing.token.counters.repaired").increment();
+			countersRepaired(meters).increment();
 		}
+	}
+
+	private static Counter leasesLost(MeterRegistry meters, boolean overrun) {
+		return Counter.builder("fencing.leases.lost")
+			.description("Fenced runs that outlived their lease, or found their lock gone before it ended")
+			.tag("overrun", String.valueOf(overrun))
+			.register(meters);
+	}
+
+	private static Counter countersRepaired(MeterRegistry meters) {
+		return Counter.builder("fencing.token.counters.repaired")
+			.description("Token counters Redis lost, raised above the tokens in storage")
+			.register(meters);
 	}
 
 }

@@ -5,10 +5,13 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.core.NamedThreadLocal;
 
 /**
- * Publishes {@link FencingEvent}s so that a failing listener never changes what the fence
- * does: its exception is logged, not thrown into a task or a refused write.
+ * Publishes {@link FencingEvent}s so that a listener never changes what the fence does:
+ * what it throws is logged, not thrown into a task or a refused write, and an event a
+ * listener causes on its own thread (a guarded write of its own refused with the same
+ * stale token) is not published again.
  */
 public final class FencingEventPublisher {
 
@@ -18,6 +21,8 @@ public final class FencingEventPublisher {
 	public static final FencingEventPublisher NONE = new FencingEventPublisher((event) -> {
 	});
 
+	private static final ThreadLocal<Boolean> PUBLISHING = new NamedThreadLocal<>("Publishing a fencing event");
+
 	private final ApplicationEventPublisher publisher;
 
 	public FencingEventPublisher(ApplicationEventPublisher publisher) {
@@ -25,12 +30,25 @@ public final class FencingEventPublisher {
 	}
 
 	public void publish(FencingEvent event) {
+		if (PUBLISHING.get() != null) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Not published, caused by a listener of another fencing event: " + event);
+			}
+			return;
+		}
+		PUBLISHING.set(Boolean.TRUE);
 		try {
 			this.publisher.publishEvent(event);
 		}
-		catch (RuntimeException ex) {
+		catch (VirtualMachineError ex) {
+			throw ex;
+		}
+		catch (RuntimeException | Error ex) {
 			logger.warn("A listener of " + event.getClass().getSimpleName() + " for lock '" + event.getLockName()
 					+ "' failed; the fence is not affected", ex);
+		}
+		finally {
+			PUBLISHING.remove();
 		}
 	}
 

@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import io.fencing.FencingEvent;
 import io.fencing.LeaseLostEvent;
 import io.fencing.LockBusyException;
 import io.fencing.OnBusy;
@@ -62,6 +63,8 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	private final FencingEventPublisher events;
 
+	private volatile boolean closed;
+
 	private final CustomizableThreadFactory releaseThreads = daemon(new CustomizableThreadFactory("fencing-release-"));
 
 	/**
@@ -70,7 +73,7 @@ public class FencedTaskRunner implements AutoCloseable {
 	 */
 	private final ExecutorService releases = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
 			new SynchronousQueue<>(), this.releaseThreads,
-			(finish, closed) -> this.releaseThreads.newThread(finish).start());
+			(finish, pool) -> this.releaseThreads.newThread(finish).start());
 
 	/**
 	 * @param acceptedTokens the tokens accepted by the guarded tables, read to repair a
@@ -83,8 +86,8 @@ public class FencedTaskRunner implements AutoCloseable {
 			ObservationRegistry observations, @Nullable FencedTaskObservationConvention convention,
 			FencingEventPublisher events) {
 		this.locks = locks;
-		this.counters = new TokenCounters(locks, acceptedTokens, (lockName, behind, raisedTo) -> events
-			.publish(new TokenCounterRepairedEvent(this, lockName, behind, raisedTo)));
+		this.counters = new TokenCounters(locks, acceptedTokens, (lockName, behind,
+				raisedTo) -> publishLater(new TokenCounterRepairedEvent(this, lockName, behind, raisedTo)));
 		this.events = events;
 		this.observations = observations;
 		this.convention = convention;
@@ -233,11 +236,21 @@ public class FencedTaskRunner implements AutoCloseable {
 			if (overran || !released) {
 				Duration ran = Duration.ofNanos(ranNanos);
 				warnLeaseLost(held, task, ran, overran);
-				// Off Redisson's event loop: listeners may block.
-				this.releases.execute(() -> this.events.publish(
-						new LeaseLostEvent(this, task.description(), held.token(), held.leaseTime(), ran, overran)));
+				publishLater(
+						new LeaseLostEvent(this, task.description(), held.token(), held.leaseTime(), ran, overran));
 			}
 		});
+	}
+
+	/**
+	 * Publishes on a release thread: never on Redisson's event loop, nor on a task's
+	 * thread while it holds its lock, since listeners may be slow. Nothing is published
+	 * once the runner is closed: the context is going away.
+	 */
+	private void publishLater(FencingEvent event) {
+		if (!this.closed) {
+			this.releases.execute(() -> this.events.publish(event));
+		}
 	}
 
 	private static void warnLeaseLost(HeldLock held, TaskDefinition task, Duration ran, boolean overran) {
@@ -262,6 +275,7 @@ public class FencedTaskRunner implements AutoCloseable {
 	 */
 	@Override
 	public void close() throws InterruptedException {
+		this.closed = true;
 		this.releases.shutdown();
 		this.releases.awaitTermination(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
 	}

@@ -113,6 +113,7 @@ class FencingEventsTests {
 				.getKeys()
 				.delete("redisson_lock_token:{" + this.lock + "}", "fencing_counter_checked:{" + this.lock + "}");
 			assertThat(tasks.call(this.lock, FencingToken::value).get()).isEqualTo(3L);
+			await().atMost(Duration.ofSeconds(10)).until(() -> !this.events.isEmpty());
 			assertThat(this.events).singleElement()
 				.isInstanceOfSatisfying(TokenCounterRepairedEvent.class, (repaired) -> {
 					assertThat(repaired.getLockName()).isEqualTo(this.lock);
@@ -121,6 +122,58 @@ class FencingEventsTests {
 				});
 			assertThat(context.getBean(MeterRegistry.class).counter("fencing.token.counters.repaired").count())
 				.isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aRefusedBatchIsPublished() {
+		this.contextRunner.run((context) -> {
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
+			this.stock.create(jdbc);
+			String sql = "UPDATE " + this.stock.name() + " SET quantity = ? WHERE sku = ?";
+			long first = tasks.call(this.lock, (token) -> {
+				jdbc.guardedBatchUpdate(sql, List.<Object[]>of(new Object[] { 8, "A-1" }));
+				return token.value();
+			}).get();
+			// A newer owner writes with a token the counter has not issued yet.
+			jdbc.guardedUpdate(new FencingToken(this.lock, first + 10), sql, 9, "A-1");
+			assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> tasks.run(this.lock,
+					(token) -> jdbc.guardedBatchUpdate(sql, List.<Object[]>of(new Object[] { 5, "A-1" }))));
+			assertThat(this.events).filteredOn(StaleWriteRefusedEvent.class::isInstance)
+				.singleElement()
+				.isInstanceOfSatisfying(StaleWriteRefusedEvent.class, (refused) -> {
+					assertThat(refused.getToken()).isEqualTo(first + 1);
+					assertThat(refused.getAcceptedToken()).isEqualTo(first + 10);
+				});
+		});
+	}
+
+	@Test
+	void countersOfLostLeasesAndRepairsAreThereAtZeroFromTheStart() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThat(meters.get("fencing.leases.lost").tag("overrun", "true").counter().count()).isZero();
+			assertThat(meters.get("fencing.leases.lost").tag("overrun", "false").counter().count()).isZero();
+			assertThat(meters.get("fencing.token.counters.repaired").counter().count()).isZero();
+		});
+	}
+
+	/**
+	 * A listener that records the refusal with a guarded write of its own, with the same
+	 * stale token bound, is refused in turn: that refusal is not published again.
+	 */
+	@Test
+	void aRefusalCausedByAListenerIsNotPublishedAgain() {
+		List<FencingEvent> seenByTheWriter = new CopyOnWriteArrayList<>();
+		this.contextRunner.withBean("auditingListener", FencingEventsListener.class, () -> (event) -> {
+			seenByTheWriter.add(event);
+			assertThatExceptionOfType(StaleWriterException.class)
+				.isThrownBy(() -> writeWithTokenThree((FencedJdbcTemplate) event.getSource()));
+		}).run((context) -> {
+			refuseAStaleWrite(context.getBean(FencedJdbcTemplate.class));
+			assertThat(seenByTheWriter).hasSize(1);
+			assertThat(this.events).hasSize(1);
 		});
 	}
 
@@ -155,9 +208,13 @@ class FencingEventsTests {
 		this.stock.create(jdbc);
 		String sql = "UPDATE " + this.stock.name() + " SET quantity = ? WHERE sku = ?";
 		jdbc.guardedUpdate(new FencingToken(this.lock, 5), sql, 8, "A-1");
-		assertThatExceptionOfType(StaleWriterException.class)
-			.isThrownBy(() -> jdbc.guardedUpdate(new FencingToken(this.lock, 3), sql, 5, "A-1"))
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> writeWithTokenThree(jdbc))
 			.withMessageContaining("token 3 is older than accepted token 5");
+	}
+
+	private void writeWithTokenThree(FencedJdbcTemplate jdbc) {
+		jdbc.guardedUpdate(new FencingToken(this.lock, 3),
+				"UPDATE " + this.stock.name() + " SET quantity = ? WHERE sku = ?", 5, "A-1");
 	}
 
 	/** An application's listener of every fencing event. */
