@@ -3,7 +3,8 @@ package io.fencing;
 /**
  * Redis lost a lock's token counter (a restart without persistence, FLUSHALL, eviction, a
  * failover to a lagging replica), and the starter raised it above the tokens stored in
- * the guarded tables, so that tokens never go backwards in storage.
+ * the guarded tables, so that tokens never go backwards in storage. Published on a
+ * {@code fencing-release-} thread.
  */
 public class TokenCounterRepairedEvent extends FencingEvent {
 

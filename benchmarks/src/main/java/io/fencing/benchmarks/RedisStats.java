@@ -21,12 +21,7 @@ final class RedisStats {
 	}
 
 	static Snapshot snapshot() {
-		return snapshot(BenchmarkServices.redisUrl());
-	}
-
-	static Snapshot snapshot(String redisUrl) {
-		URI uri = URI.create(redisUrl);
-		try (Socket socket = new Socket(uri.getHost(), (uri.getPort() > 0) ? uri.getPort() : 6379)) {
+		try (Socket socket = connect()) {
 			long commands = 0;
 			long scripts = 0;
 			for (String line : info(socket, "commandstats")) {
@@ -48,7 +43,7 @@ final class RedisStats {
 			return new Snapshot(commands, scripts, Math.round(cpuSeconds * 1_000_000));
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException("Redis at " + redisUrl + " did not answer INFO", ex);
+			throw new IllegalStateException("Redis at " + BenchmarkServices.redisUrl() + " did not answer INFO", ex);
 		}
 	}
 
@@ -63,8 +58,7 @@ final class RedisStats {
 	}
 
 	private static long infoField(String section, String field) {
-		URI uri = URI.create(BenchmarkServices.redisUrl());
-		try (Socket socket = new Socket(uri.getHost(), (uri.getPort() > 0) ? uri.getPort() : 6379)) {
+		try (Socket socket = connect()) {
 			for (String line : info(socket, section)) {
 				if (line.startsWith(field + ":")) {
 					return Long.parseLong(line.substring(field.length() + 1));
@@ -73,8 +67,15 @@ final class RedisStats {
 			throw new IllegalStateException("INFO " + section + " has no " + field);
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException("Redis did not answer INFO " + section, ex);
+			throw new IllegalStateException(
+					"Redis at " + BenchmarkServices.redisUrl() + " did not answer INFO " + section, ex);
 		}
+	}
+
+	/** A connection of its own to the benchmarks' Redis. */
+	private static Socket connect() throws IOException {
+		URI uri = URI.create(BenchmarkServices.redisUrl());
+		return new Socket(uri.getHost(), (uri.getPort() > 0) ? uri.getPort() : 6379);
 	}
 
 	private static List<String> info(Socket socket, String section) throws IOException {

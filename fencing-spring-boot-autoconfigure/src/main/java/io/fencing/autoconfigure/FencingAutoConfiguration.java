@@ -6,6 +6,8 @@ import java.util.Objects;
 
 import io.fencing.FencedTask;
 import io.fencing.FencedTasks;
+import io.fencing.event.FencingEventCounters;
+import io.fencing.event.FencingEventPublisher;
 import io.fencing.lock.AcceptedTokens;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.FencedTaskAdvisor;
@@ -13,8 +15,6 @@ import io.fencing.lock.FencedTaskBeanValidator;
 import io.fencing.lock.FencedTaskInterceptor;
 import io.fencing.lock.FencedTaskResolver;
 import io.fencing.lock.FencedTaskRunner;
-import io.fencing.event.FencingEventCounters;
-import io.fencing.event.FencingEventPublisher;
 import io.fencing.lock.TaskSettings;
 import io.fencing.observation.FencedTaskObservationConvention;
 import io.micrometer.core.instrument.MeterRegistry;

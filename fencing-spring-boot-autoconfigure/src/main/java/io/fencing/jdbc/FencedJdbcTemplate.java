@@ -49,8 +49,6 @@ import org.springframework.util.ConcurrentLruCache;
  */
 public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEventPublisherAware {
 
-	private FencingEventPublisher events = FencingEventPublisher.NONE;
-
 	/** The default name of the column that holds the last accepted token. */
 	public static final String DEFAULT_TOKEN_COLUMN = "last_token";
 
@@ -78,6 +76,8 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 	private volatile @Nullable Dialect dialect;
 
 	private boolean fencingEnabled = true;
+
+	private FencingEventPublisher events = FencingEventPublisher.NONE;
 
 	/** Guards updates with the {@value #DEFAULT_TOKEN_COLUMN} column. */
 	public FencedJdbcTemplate(DataSource dataSource) {

@@ -5,8 +5,9 @@ import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The token counters this process found behind the tokens stored in the guarded tables (a
- * new lock name, or Redis lost the counter) and raised, since it started.
+ * The token counters this process found lost (Redis restarted without persistence,
+ * FLUSHALL, eviction, a failover to a lagging replica) and raised above the tokens stored
+ * in the guarded tables, since it started. A new lock name's first counter is not one.
  *
  * @param count how many times a counter was raised
  * @param last the last time, or {@code null} when none was

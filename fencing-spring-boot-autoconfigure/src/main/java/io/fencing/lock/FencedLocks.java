@@ -27,7 +27,8 @@ import org.redisson.api.RFencedLock;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisClusterMaster;
-import org.redisson.api.redisnode.RedisMaster;
+import org.redisson.api.redisnode.RedisNode;
+import org.redisson.api.redisnode.RedisNodeAsync;
 import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.command.NoSyncedSlavesException;
@@ -142,16 +143,12 @@ public class FencedLocks implements AutoCloseable {
 		Config config = this.redisson.getConfig();
 		if (config.isClusterConfig()) {
 			for (RedisClusterMaster master : this.redisson.getRedisNodes(RedisNodes.CLUSTER).getMasters()) {
-				pings.put(address(master.getAddr()),
-						master.pingAsync(timeout.toMillis(), TimeUnit.MILLISECONDS).toCompletableFuture());
+				ping(master, timeout, pings);
 			}
 		}
 		else {
-			RedisMaster master = config.isSentinelConfig()
-					? this.redisson.getRedisNodes(RedisNodes.SENTINEL_MASTER_SLAVE).getMaster()
-					: this.redisson.getRedisNodes(RedisNodes.MASTER_SLAVE).getMaster();
-			pings.put(address(master.getAddr()),
-					master.pingAsync(timeout.toMillis(), TimeUnit.MILLISECONDS).toCompletableFuture());
+			ping(config.isSentinelConfig() ? this.redisson.getRedisNodes(RedisNodes.SENTINEL_MASTER_SLAVE).getMaster()
+					: this.redisson.getRedisNodes(RedisNodes.MASTER_SLAVE).getMaster(), timeout, pings);
 		}
 		List<String> silent = new ArrayList<>();
 		pings.forEach((address, answered) -> {
@@ -181,8 +178,12 @@ public class FencedLocks implements AutoCloseable {
 		}
 	}
 
-	private static String address(InetSocketAddress address) {
-		return address.getHostString() + ":" + address.getPort();
+	/** Sends {@code PING} to {@code node}, its answer kept by the node's address. */
+	private static <N extends RedisNode & RedisNodeAsync> void ping(N node, Duration timeout,
+			Map<String, CompletableFuture<Boolean>> pings) {
+		InetSocketAddress address = node.getAddr();
+		pings.put(address.getHostString() + ":" + address.getPort(),
+				node.pingAsync(timeout.toMillis(), TimeUnit.MILLISECONDS).toCompletableFuture());
 	}
 
 	/**

@@ -10,6 +10,7 @@ import javax.sql.DataSource;
 import io.fencing.FencedTasks;
 import io.fencing.health.FencingHealthIndicator;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.test.CounterLoss;
 import io.fencing.test.RedisServer;
 import io.fencing.test.StockTable;
 import io.fencing.test.TestServices;
@@ -122,9 +123,7 @@ class FencingHealthContributorAutoConfigurationTests {
 			assertThat(context.getBean(FencingHealthIndicator.class).health().getDetails())
 				.as("a new lock name's first counter is no repair")
 				.doesNotContainKey("counterRepairsSinceStartup");
-			// Redis loses the counter and its check mark (a restart without persistence).
-			RedissonClient redisson = context.getBean(RedissonClient.class);
-			redisson.getKeys().delete("redisson_lock_token:{" + lock + "}", "fencing_counter_checked:{" + lock + "}");
+			CounterLoss.lose(context.getBean(RedissonClient.class), lock);
 			assertThat(tasks.call(lock, (token) -> token.value()).get()).isEqualTo(3L);
 			Health health = context.getBean(FencingHealthIndicator.class).health();
 			assertThat(health.getStatus()).isEqualTo(Status.UP);

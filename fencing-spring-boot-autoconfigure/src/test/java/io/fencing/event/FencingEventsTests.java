@@ -17,6 +17,7 @@ import io.fencing.TokenCounterRepairedEvent;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.test.CounterLoss;
 import io.fencing.test.LeaseOverrun;
 import io.fencing.test.StockTable;
 import io.fencing.test.TestServices;
@@ -109,9 +110,7 @@ class FencingEventsTests {
 			assertThat(tasks.run(this.lock, (token) -> this.stock.write(jdbc, 8))).isTrue();
 			assertThat(tasks.run(this.lock, (token) -> this.stock.write(jdbc, 9))).isTrue();
 			assertThat(this.events).as("a new lock name's first counter is no repair").isEmpty();
-			context.getBean(RedissonClient.class)
-				.getKeys()
-				.delete("redisson_lock_token:{" + this.lock + "}", "fencing_counter_checked:{" + this.lock + "}");
+			CounterLoss.lose(context.getBean(RedissonClient.class), this.lock);
 			assertThat(tasks.call(this.lock, FencingToken::value).get()).isEqualTo(3L);
 			await().atMost(Duration.ofSeconds(10)).until(() -> !this.events.isEmpty());
 			assertThat(this.events).singleElement()

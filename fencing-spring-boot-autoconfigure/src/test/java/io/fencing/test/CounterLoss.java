@@ -1,0 +1,19 @@
+package io.fencing.test;
+
+import org.redisson.api.RedissonClient;
+
+/**
+ * Redis losing a lock's token counter and its check mark, as a restart without
+ * persistence or a FLUSHALL would, while the lock's rows keep their tokens.
+ */
+public final class CounterLoss {
+
+	private CounterLoss() {
+	}
+
+	public static void lose(RedissonClient redisson, String lockName) {
+		redisson.getKeys()
+			.delete("redisson_lock_token:{" + lockName + "}", "fencing_counter_checked:{" + lockName + "}");
+	}
+
+}
