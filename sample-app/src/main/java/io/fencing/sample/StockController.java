@@ -2,8 +2,10 @@ package io.fencing.sample;
 
 import java.util.List;
 
+import io.fencing.sample.replay.ReplayResult;
 import io.fencing.sample.replay.TimelineReplay;
 
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -28,9 +30,16 @@ public class StockController {
 		return this.stock.findAll();
 	}
 
+	/** Replays the timeline: its events, printed steps and outcome. */
 	@PostMapping("/replay")
-	public List<String> replay() {
-		return this.replay.run().lines();
+	public ReplayResult replay() {
+		return this.replay.run();
+	}
+
+	/** The last replay, what the page at {@code /} draws; 404 before the first. */
+	@GetMapping("/replay")
+	public ResponseEntity<ReplayResult> lastReplay() {
+		return ResponseEntity.of(this.replay.last());
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.fencing.sample.replay;
 
+import java.time.Instant;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -7,6 +8,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * What one replay of the timeline showed.
  *
+ * @param number which replay of this process it was, from 1
+ * @param startedAt when it began
+ * @param events what happened to the two workers, in the order it happened
  * @param lines the printed steps
  * @param tokenA the token of the paused first owner
  * @param tokenB the token of the owner that took over
@@ -15,6 +19,6 @@ import org.jspecify.annotations.Nullable;
  * @param fencedLastToken the token stored with it
  * @param unfencedQuantity the quantity after the same steps with a plain UPDATE
  */
-public record ReplayResult(List<String> lines, long tokenA, long tokenB, @Nullable String staleWrite,
-		int fencedQuantity, long fencedLastToken, int unfencedQuantity) {
+public record ReplayResult(int number, Instant startedAt, List<ReplayEvent> events, List<String> lines, long tokenA,
+		long tokenB, @Nullable String staleWrite, int fencedQuantity, long fencedLastToken, int unfencedQuantity) {
 }

@@ -1,6 +1,8 @@
 package io.fencing.sample.replay;
 
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -13,7 +15,10 @@ import io.fencing.StaleWriterException;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.sample.Stock;
 import io.fencing.sample.StockRepository;
+import io.fencing.sample.replay.ReplayEvent.Kind;
+import io.fencing.sample.replay.ReplayEvent.Owner;
 import org.jspecify.annotations.Nullable;
+import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +28,8 @@ import org.springframework.stereotype.Component;
  * Replays the reference timeline live, with two workers of this process on the real lock:
  * A takes {@code stock-sync} and pauses past its lease, B takes over and writes, A wakes
  * up and its write is refused by the database, B writes again. Then the same steps with a
- * plain UPDATE, to show the lost update the fence prevents.
+ * plain UPDATE, to show the lost update the fence prevents. Each step is kept as a
+ * {@link ReplayEvent}, for the timeline page.
  */
 @Component
 public class TimelineReplay {
@@ -40,10 +46,23 @@ public class TimelineReplay {
 
 	private final FencedJdbcTemplate jdbc;
 
-	public TimelineReplay(ReplayWorkers workers, StockRepository stock, FencedJdbcTemplate jdbc) {
+	private final RedissonClient redisson;
+
+	private volatile @Nullable ReplayResult last;
+
+	private int replays;
+
+	public TimelineReplay(ReplayWorkers workers, StockRepository stock, FencedJdbcTemplate jdbc,
+			RedissonClient redisson) {
 		this.workers = workers;
 		this.stock = stock;
 		this.jdbc = jdbc;
+		this.redisson = redisson;
+	}
+
+	/** The last replay of this process, if any ran. */
+	public Optional<ReplayResult> last() {
+		return Optional.ofNullable(this.last);
 	}
 
 	public synchronized ReplayResult run() {
@@ -61,6 +80,7 @@ public class TimelineReplay {
 		Thread workerA = new Thread(() -> {
 			FencingToken took = this.workers.runAsFirstOwner(() -> {
 				tokenA.set(FencingContext.current());
+				steps.happened(Owner.A, Kind.ACQUIRED, tokenA.get().value());
 				aHolds.countDown();
 				awaitStep(aWakes); // the pause: a GC, a frozen VM, a network stall
 				try {
@@ -73,6 +93,9 @@ public class TimelineReplay {
 			if (took == null) {
 				aHolds.countDown(); // the lock stayed busy: reported below
 			}
+			else {
+				steps.happened(Owner.A, Kind.ENDED, took.value());
+			}
 		}, "worker-A");
 		workerA.start();
 		awaitStep(aHolds);
@@ -80,24 +103,36 @@ public class TimelineReplay {
 			throw new IllegalStateException("A could not take stock-sync within stock.replay.takeover-wait");
 		}
 		steps.say("A took stock-sync with token %d and pauses past its lease", tokenA.get().value());
+		// The lease the lock really got, by Redis's clock: its time to live now.
+		long leaseLeftMillis = this.redisson.getFencedLock("stock-sync").remainTimeToLive();
+		if (leaseLeftMillis > 0) {
+			steps.happenedIn(leaseLeftMillis, Owner.A, Kind.LEASE_EXPIRED, tokenA.get().value());
+		}
 
 		Optional<FencingToken> early = this.workers.tryWhileBusy();
 		steps.say("before expiry: held by A (token %d); B tried: %s", tokenA.get().value(),
 				early.isEmpty() ? "busy, skipped" : "got token " + early.get().value());
+		if (early.isEmpty()) {
+			steps.happened(Owner.B, Kind.BUSY, null);
+		}
 
 		FencingToken tokenB = this.workers.takeOver(() -> {
-			steps.say("new owner: a=%d b=%d (A's lease expired while A was paused)", tokenA.get().value(),
-					FencingContext.current().value());
+			long token = FencingContext.current().value();
+			steps.happened(Owner.B, Kind.ACQUIRED, token);
+			steps.say("new owner: a=%d b=%d (A's lease expired while A was paused)", tokenA.get().value(), token);
 			this.stock.updateQuantity(FENCED_SKU, 8);
-			steps.say("B wrote stock=8 with token %d: accepted", FencingContext.current().value());
+			steps.wrote(Owner.B, token, 8);
+			steps.say("B wrote stock=8 with token %d: accepted", token);
 			aWakes.countDown();
 			awaitStep(aWrote);
 			this.stock.updateQuantity(FENCED_SKU, 9);
-			steps.say("B wrote stock=9 with token %d again: accepted (equal token)", FencingContext.current().value());
+			steps.wrote(Owner.B, token, 9);
+			steps.say("B wrote stock=9 with token %d again: accepted (equal token)", token);
 		});
 		if (tokenB == null) {
 			throw new IllegalStateException("B could not take over stock-sync within stock.replay.takeover-wait");
 		}
+		steps.happened(Owner.B, Kind.ENDED, tokenB.value());
 		join(workerA);
 		Stock fenced = this.stock.find(FENCED_SKU);
 		steps.say("with fence: stock=%d last_token=%d", fenced.quantity(), fenced.lastToken());
@@ -109,8 +144,11 @@ public class TimelineReplay {
 		Stock unfenced = this.stock.find(UNFENCED_SKU);
 		steps.say("without fence: stock=%d (the stale owner A overwrote B's 8)", unfenced.quantity());
 
-		return new ReplayResult(steps.lines(), tokenA.get().value(), tokenB.value(), staleWrite.get(),
-				fenced.quantity(), fenced.lastToken(), unfenced.quantity());
+		ReplayResult result = new ReplayResult(++this.replays, steps.startedAt, steps.events(), steps.lines(),
+				tokenA.get().value(), tokenB.value(), staleWrite.get(), fenced.quantity(), fenced.lastToken(),
+				unfenced.quantity());
+		this.last = result;
+		return result;
 	}
 
 	/**
@@ -120,10 +158,12 @@ public class TimelineReplay {
 	private @Nullable String writeAsPausedOwner(Steps steps, FencingToken token) {
 		try {
 			this.stock.updateQuantity(FENCED_SKU, 5);
+			steps.wrote(Owner.A, token.value(), 5);
 			steps.say("A woke up and wrote stock=5 with token %d: accepted (this must not happen)", token.value());
 			return null;
 		}
 		catch (StaleWriterException ex) {
+			steps.refused(Owner.A, ex.getToken(), 5, ex.getAcceptedToken());
 			steps.say("stale write: token %d is older than accepted token %d", ex.getToken(), ex.getAcceptedToken());
 			return ex.getMessage();
 		}
@@ -151,12 +191,37 @@ public class TimelineReplay {
 		}
 	}
 
-	/** The printed steps, each with the time since the replay began. */
+	/** The printed steps, each with the time since the replay began, and its events. */
 	private static final class Steps {
+
+		private final Instant startedAt = Instant.now();
 
 		private final long start = System.nanoTime();
 
 		private final List<String> lines = new ArrayList<>();
+
+		private final List<ReplayEvent> events = new ArrayList<>();
+
+		synchronized void happened(Owner owner, Kind kind, @Nullable Long token) {
+			happenedIn(0, owner, kind, token);
+		}
+
+		/** An event {@code delayMillis} from now, such as the end of a lease. */
+		synchronized void happenedIn(long delayMillis, Owner owner, Kind kind, @Nullable Long token) {
+			this.events.add(new ReplayEvent(elapsedMillis() + delayMillis, owner, kind, token, null, null));
+		}
+
+		synchronized void wrote(Owner owner, long token, int quantity) {
+			this.events.add(new ReplayEvent(elapsedMillis(), owner, Kind.WROTE, token, quantity, null));
+		}
+
+		synchronized void refused(Owner owner, long token, int quantity, @Nullable Long acceptedToken) {
+			this.events.add(new ReplayEvent(elapsedMillis(), owner, Kind.REFUSED, token, quantity, acceptedToken));
+		}
+
+		private long elapsedMillis() {
+			return (System.nanoTime() - this.start) / 1_000_000;
+		}
 
 		synchronized void say(String format, Object... arguments) {
 			double seconds = (System.nanoTime() - this.start) / 1e9;
@@ -167,6 +232,13 @@ public class TimelineReplay {
 
 		synchronized List<String> lines() {
 			return List.copyOf(this.lines);
+		}
+
+		/**
+		 * The events in the order they happened (a lease end is recorded ahead of time).
+		 */
+		synchronized List<ReplayEvent> events() {
+			return this.events.stream().sorted(Comparator.comparingLong(ReplayEvent::atMillis)).toList();
 		}
 
 	}
