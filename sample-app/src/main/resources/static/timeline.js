@@ -1,23 +1,29 @@
 // Progressive enhancement of the server-rendered page: the Replay button and a live stock table.
 const button = document.getElementById('replay-button');
-const status = document.getElementById('replay-status');
+const replayStatus = document.getElementById('replay-status');
+const stockStatus = document.getElementById('stock-status');
 
 // Runs POST /replay, then redraws the timeline from the server-rendered page.
 async function replay() {
   button.disabled = true;
-  status.textContent = 'Replaying: A waits out its lease…';
+  replayStatus.textContent = 'Replaying: A waits out its lease…';
   try {
     const response = await fetch('replay', { method: 'POST' });
     if (!response.ok) {
-      throw new Error(`POST /replay answered ${response.status}`);
+      const problem = await response.json().catch(() => ({}));
+      throw new Error(problem.detail || `POST /replay answered ${response.status}`);
     }
-    const page = new DOMParser().parseFromString(await (await fetch('.')).text(), 'text/html');
-    document.getElementById('timeline').replaceWith(page.getElementById('timeline'));
-    status.textContent = '';
+    const page = await fetch('.');
+    const fresh = new DOMParser().parseFromString(await page.text(), 'text/html').getElementById('timeline');
+    if (!page.ok || fresh === null) {
+      throw new Error(`the page answered ${page.status} without a timeline`);
+    }
+    document.getElementById('timeline').replaceWith(fresh);
+    replayStatus.textContent = `Replay ${fresh.dataset.replay} drawn.`;
     await refreshStock();
   }
   catch (error) {
-    status.textContent = `Replay failed: ${error.message}`;
+    replayStatus.textContent = `Replay failed: ${error.message}`;
   }
   finally {
     button.disabled = false;
@@ -26,7 +32,11 @@ async function replay() {
 
 async function refreshStock() {
   try {
-    const rows = await (await fetch('stock')).json();
+    const response = await fetch('stock');
+    if (!response.ok) {
+      throw new Error(`GET /stock answered ${response.status}`);
+    }
+    const rows = await response.json();
     document.getElementById('stock-rows').replaceChildren(...rows.map((row) => {
       const tr = document.createElement('tr');
       for (const value of [row.sku, row.quantity, row.lastToken]) {
@@ -36,9 +46,10 @@ async function refreshStock() {
       }
       return tr;
     }));
+    stockStatus.textContent = '';
   }
   catch (error) {
-    status.textContent = `Stock not refreshed: ${error.message}`;
+    stockStatus.textContent = `Not refreshed: ${error.message}`;
   }
 }
 

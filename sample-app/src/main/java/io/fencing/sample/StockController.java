@@ -5,7 +5,10 @@ import java.util.List;
 import io.fencing.sample.replay.ReplayResult;
 import io.fencing.sample.replay.TimelineReplay;
 
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -34,6 +37,12 @@ public class StockController {
 	@PostMapping("/replay")
 	public ReplayResult replay() {
 		return this.replay.run();
+	}
+
+	/** A replay whose worker could not take the lock in time: say why. */
+	@ExceptionHandler(IllegalStateException.class)
+	public ProblemDetail replayFailed(IllegalStateException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage());
 	}
 
 	/** The last replay, what the page at {@code /} draws; 404 before the first. */

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import io.fencing.sample.replay.ReplayEvent.Kind;
+import io.fencing.sample.replay.ReplayEvent.Owner;
 import io.fencing.sample.replay.ReplayResult;
 import io.fencing.sample.replay.TimelineReplay;
 import org.junit.jupiter.api.AfterAll;
@@ -28,6 +30,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -63,7 +66,9 @@ class TimelinePageTests {
 
 	@AfterAll
 	static void stopBrowser() {
-		browser.quit();
+		if (browser != null) {
+			browser.quit();
+		}
 	}
 
 	@Test
@@ -74,10 +79,18 @@ class TimelinePageTests {
 		assertThat(shown).as("the startup replay is drawn").isPositive();
 
 		browser.findElement(By.id("replay-button")).click();
-		new WebDriverWait(browser, REPLAY_TIMEOUT).until((driver) -> replayNumber(driver) > shown);
+		new WebDriverWait(browser, REPLAY_TIMEOUT)
+			.withMessage(() -> "no new drawing; status: " + browser.findElement(By.id("replay-status")).getText())
+			.until((driver) -> replayNumber(browser) > shown);
 
 		ReplayResult last = this.replay.last().orElseThrow();
 		assertThat(replayNumber(browser)).isEqualTo(last.number());
+		assertThat(browser.findElement(By.id("replay-status")).getText())
+			.isEqualTo("Replay " + last.number() + " drawn.");
+		assertThat(events(browser))
+			.startsWith("A acquired", "B busy", "A lease-expired", "B acquired", "B wrote", "A refused", "B wrote")
+			.containsOnlyOnce("A ended", "B ended")
+			.hasSize(9);
 		assertThat(label(browser, "A", "refused")).isEqualTo("wrote stock 5 with token " + last.tokenA()
 				+ ": refused, token " + last.tokenA() + " is older than accepted token " + last.tokenB());
 		assertThat(label(browser, "B", "acquired")).isEqualTo("took stock-sync, token " + last.tokenB());
@@ -87,6 +100,7 @@ class TimelinePageTests {
 		assertThat(label(browser, "A", "lease-expired")).startsWith("A's lease expired (token " + last.tokenA());
 		assertThat(outcome(browser, "fenced")).containsExactly("9", String.valueOf(last.tokenB()));
 		assertThat(outcome(browser, "unfenced")).containsExactly("5");
+		assertThat(labelsOutsideTheirLane(browser)).isEmpty();
 		assertThat(browser.findElement(By.cssSelector(".expired")).isDisplayed()).as("A's hold past its lease is drawn")
 			.isTrue();
 
@@ -129,7 +143,7 @@ class TimelinePageTests {
 		try {
 			noScript.get(page());
 			ReplayResult last = this.replay.last().orElseThrow();
-			assertThat(replayNumber(noScript)).isPositive();
+			assertThat(noScript.findElement(By.id("timeline")).getDomAttribute("data-replay")).isNotEqualTo("0");
 			assertThat(label(noScript, "A", "refused")).endsWith("is older than accepted token " + last.tokenB());
 			assertThat(outcome(noScript, "fenced")).containsExactly("9", String.valueOf(last.tokenB()));
 			assertThat(outcome(noScript, "unfenced")).containsExactly("5");
@@ -143,12 +157,61 @@ class TimelinePageTests {
 		}
 	}
 
+	@Test
+	void theJsonOfTheLastReplayIsTheOneThePageDraws() {
+		RestClient http = RestClient.create(page());
+		ReplayResult replayed = http.post().uri("/replay").retrieve().body(ReplayResult.class);
+		ReplayResult last = http.get().uri("/replay").retrieve().body(ReplayResult.class);
+		assertThat(last).isNotNull();
+		assertThat(replayed).isNotNull();
+		assertThat(last.number()).isEqualTo(replayed.number());
+		assertThat(last.events()).isEqualTo(replayed.events());
+		assertThat(last.events()).filteredOn((event) -> event.kind() == Kind.REFUSED)
+			.singleElement()
+			.satisfies((refused) -> {
+				assertThat(refused.owner()).isEqualTo(Owner.A);
+				assertThat(refused.token()).isEqualTo(last.tokenA());
+				assertThat(refused.acceptedToken()).isEqualTo(last.tokenB());
+			});
+		browser.get(page());
+		assertThat(replayNumber(browser)).isEqualTo(last.number());
+	}
+
 	private String page() {
 		return "http://localhost:" + this.port + "/";
 	}
 
-	private static int replayNumber(WebDriver driver) {
-		return Integer.parseInt(driver.findElement(By.id("timeline")).getDomAttribute("data-replay"));
+	/** Read in one script: the Replay button swaps the whole timeline. */
+	private static int replayNumber(ChromeDriver driver) {
+		return Integer
+			.parseInt((String) driver.executeScript("return document.getElementById('timeline').dataset.replay"));
+	}
+
+	/** The drawn events top to bottom, as "owner kind". */
+	@SuppressWarnings("unchecked")
+	private static List<String> events(ChromeDriver driver) {
+		return (List<String>) driver.executeScript("""
+				return [...document.querySelectorAll('#timeline g.event')]
+				  .map((event) => event.dataset.owner + ' ' + event.classList[1]);""");
+	}
+
+	/**
+	 * Labels whose drawn text passes the right edge of their lane (a lease end spans
+	 * both).
+	 */
+	@SuppressWarnings("unchecked")
+	private static List<String> labelsOutsideTheirLane(ChromeDriver driver) {
+		return (List<String>) driver.executeScript("""
+				const right = (owner) => {
+				  const lane = document.querySelector(`#timeline rect.lane[data-owner=${owner}]`).getBBox();
+				  return lane.x + lane.width;
+				};
+				const width = document.querySelector('#timeline svg').viewBox.baseVal.width;
+				return [...document.querySelectorAll('#timeline g.event')].filter((event) => {
+				  const label = event.querySelector('.label').getBBox();
+				  const limit = event.classList.contains('lease-expired') ? width : right(event.dataset.owner);
+				  return label.x + label.width > limit;
+				}).map((event) => event.querySelector('.label').textContent);""");
 	}
 
 	/** The label of the one event of this kind in this owner's lane, its lines joined. */

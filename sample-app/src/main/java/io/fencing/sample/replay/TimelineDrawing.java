@@ -30,11 +30,11 @@ public record TimelineDrawing(int width, int height, List<Lane> lanes, List<Row>
 
 	private static final int HEADER = 40;
 
-	private static final int LINE_HEIGHT = 16;
+	private static final int LINE_HEIGHT = 17;
 
 	private static final int ROW_PADDING = 14;
 
-	private static final int LANE_LABEL_CHARS = 21;
+	private static final int LANE_LABEL_CHARS = 18;
 
 	private static final int WIDE_LABEL_CHARS = 48;
 
@@ -45,7 +45,7 @@ public record TimelineDrawing(int width, int height, List<Lane> lanes, List<Row>
 	 * @param width its width
 	 * @param title its heading
 	 */
-	public record Lane(int x, int width, String title) {
+	public record Lane(Owner owner, int x, int width, String title) {
 	}
 
 	/**
@@ -79,8 +79,8 @@ public record TimelineDrawing(int width, int height, List<Lane> lanes, List<Row>
 
 	/** Draws a replay. */
 	public static TimelineDrawing of(ReplayResult replay) {
-		List<Lane> lanes = List.of(new Lane(laneX(Owner.A), LANE_WIDTH, "A: first owner"),
-				new Lane(laneX(Owner.B), LANE_WIDTH, "B: takes over"));
+		List<Lane> lanes = List.of(new Lane(Owner.A, laneX(Owner.A), LANE_WIDTH, "A: first owner"),
+				new Lane(Owner.B, laneX(Owner.B), LANE_WIDTH, "B: takes over"));
 		List<Row> rows = new ArrayList<>();
 		int y = HEADER;
 		for (ReplayEvent event : replay.events()) {
@@ -125,8 +125,8 @@ public record TimelineDrawing(int width, int height, List<Lane> lanes, List<Row>
 					}
 				}
 			}
-			addBars(bars, owner, start, expiredAt, bottom); // still held when the replay
-															// ended
+			// Still held when the replay ended.
+			addBars(bars, owner, start, expiredAt, bottom);
 		}
 		return bars;
 	}

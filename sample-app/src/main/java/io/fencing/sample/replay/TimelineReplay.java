@@ -103,10 +103,12 @@ public class TimelineReplay {
 			throw new IllegalStateException("A could not take stock-sync within stock.replay.takeover-wait");
 		}
 		steps.say("A took stock-sync with token %d and pauses past its lease", tokenA.get().value());
-		// The lease the lock really got, by Redis's clock: its time to live now.
+		// The lease the lock really got, by Redis's clock: its time to live, counted from
+		// before the question so that the drawn end is never later than the real one.
+		long askedAt = steps.elapsedMillis();
 		long leaseLeftMillis = this.redisson.getFencedLock("stock-sync").remainTimeToLive();
 		if (leaseLeftMillis > 0) {
-			steps.happenedIn(leaseLeftMillis, Owner.A, Kind.LEASE_EXPIRED, tokenA.get().value());
+			steps.happenedAt(askedAt + leaseLeftMillis, Owner.A, Kind.LEASE_EXPIRED, tokenA.get().value());
 		}
 
 		Optional<FencingToken> early = this.workers.tryWhileBusy();
@@ -114,6 +116,10 @@ public class TimelineReplay {
 				early.isEmpty() ? "busy, skipped" : "got token " + early.get().value());
 		if (early.isEmpty()) {
 			steps.happened(Owner.B, Kind.BUSY, null);
+		}
+		else {
+			steps.happened(Owner.B, Kind.ACQUIRED, early.get().value());
+			steps.happened(Owner.B, Kind.ENDED, early.get().value());
 		}
 
 		FencingToken tokenB = this.workers.takeOver(() -> {
@@ -203,12 +209,12 @@ public class TimelineReplay {
 		private final List<ReplayEvent> events = new ArrayList<>();
 
 		synchronized void happened(Owner owner, Kind kind, @Nullable Long token) {
-			happenedIn(0, owner, kind, token);
+			happenedAt(elapsedMillis(), owner, kind, token);
 		}
 
-		/** An event {@code delayMillis} from now, such as the end of a lease. */
-		synchronized void happenedIn(long delayMillis, Owner owner, Kind kind, @Nullable Long token) {
-			this.events.add(new ReplayEvent(elapsedMillis() + delayMillis, owner, kind, token, null, null));
+		/** An event at another moment than now, such as the end of a lease. */
+		synchronized void happenedAt(long atMillis, Owner owner, Kind kind, @Nullable Long token) {
+			this.events.add(new ReplayEvent(atMillis, owner, kind, token, null, null));
 		}
 
 		synchronized void wrote(Owner owner, long token, int quantity) {
@@ -219,7 +225,7 @@ public class TimelineReplay {
 			this.events.add(new ReplayEvent(elapsedMillis(), owner, Kind.REFUSED, token, quantity, acceptedToken));
 		}
 
-		private long elapsedMillis() {
+		long elapsedMillis() {
 			return (System.nanoTime() - this.start) / 1_000_000;
 		}
 
