@@ -3,6 +3,7 @@ package io.fencing.context;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 import io.fencing.FencingToken;
 import org.jspecify.annotations.Nullable;
@@ -92,6 +93,33 @@ public final class TokenBindings {
 			}
 		}
 		return tokens;
+	}
+
+	/**
+	 * The token of the one lock bound to this thread, for a write that does not name its
+	 * lock, or {@code null} when none is bound. Counters of different locks are unrelated
+	 * numbers, so with several locks bound the innermost token may not be the one that
+	 * protects the rows: the write is refused.
+	 * @param refusal what is refused, the start of the message
+	 * @param remedy what the caller can do instead, given the bound tokens
+	 * @throws IllegalStateException when tokens of several locks are bound
+	 */
+	public static @Nullable FencingToken tokenOfTheOnlyLock(String refusal,
+			Function<List<FencingToken>, String> remedy) {
+		Binding binding = current();
+		if (binding == null) {
+			return null;
+		}
+		if (hasOtherLockOutside(binding)) {
+			List<FencingToken> tokens = tokens();
+			throw new IllegalStateException(refusal + ": several locks are bound to this thread "
+					+ tokens.stream()
+						.map((token) -> "'" + token.lockName() + "' (token " + token.value() + ")")
+						.toList()
+					+ ", and a token of one lock must never authorise writes to rows another lock protects; "
+					+ remedy.apply(tokens));
+		}
+		return binding.token();
 	}
 
 	/**

@@ -23,7 +23,6 @@ import io.fencing.NoFencingTokenException;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
-import io.fencing.context.TokenBindings.Binding;
 import io.fencing.event.FencingEventPublisher;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -347,21 +346,11 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 	 * one that protects the rows: the caller must say which.
 	 */
 	private static FencingToken implicitToken() {
-		Binding binding = TokenBindings.current();
-		if (binding == null) {
-			return FencingContext.current();
-		}
-		if (TokenBindings.hasOtherLockOutside(binding)) {
-			List<FencingToken> tokens = TokenBindings.tokens();
-			throw new IllegalStateException("Guarded write refused: several locks are bound to this thread "
-					+ tokens.stream()
-						.map((token) -> "'" + token.lockName() + "' (token " + token.value() + ")")
-						.toList()
-					+ ", and a token of one lock must never authorise writes to rows another lock protects; pass the "
-					+ "token of the lock that protects these rows, for example guardedUpdate(FencingContext.current(\""
-					+ tokens.get(tokens.size() - 1).lockName() + "\"), sql, args...)");
-		}
-		return binding.token();
+		FencingToken token = TokenBindings.tokenOfTheOnlyLock("Guarded write refused",
+				(tokens) -> "pass the token of the lock that protects these rows, for example "
+						+ "guardedUpdate(FencingContext.current(\"" + tokens.get(tokens.size() - 1).lockName()
+						+ "\"), sql, args...)");
+		return (token != null) ? token : FencingContext.current();
 	}
 
 	/** The statement as written, still refused when it is not a guardable UPDATE. */

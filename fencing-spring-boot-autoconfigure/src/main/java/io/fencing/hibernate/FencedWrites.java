@@ -1,0 +1,214 @@
+package io.fencing.hibernate;
+
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.fencing.FencingToken;
+import io.fencing.NoFencingTokenException;
+import io.fencing.StaleWriterException;
+import io.fencing.context.TokenBindings;
+import org.hibernate.StaleObjectStateException;
+import org.hibernate.StaleStateException;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.event.spi.AutoFlushEventListener;
+import org.hibernate.event.spi.EventSource;
+import org.hibernate.event.spi.FlushEventListener;
+import org.hibernate.event.spi.PostDeleteEvent;
+import org.hibernate.event.spi.PostDeleteEventListener;
+import org.hibernate.event.spi.PostUpdateEvent;
+import org.hibernate.event.spi.PostUpdateEventListener;
+import org.hibernate.event.spi.PreDeleteEvent;
+import org.hibernate.event.spi.PreDeleteEventListener;
+import org.hibernate.event.spi.PreUpdateEvent;
+import org.hibernate.event.spi.PreUpdateEventListener;
+import org.hibernate.persister.entity.EntityPersister;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fenced writes of one session factory. Right before Hibernate writes the UPDATE or
+ * DELETE of a fenced entity, this marks the statement's fence for this thread, so that
+ * {@link FencingStatementInspector} adds it to that statement only; a row the fence
+ * refused becomes a {@link StaleWriterException} when its flush fails.
+ */
+final class FencedWrites
+		implements PreUpdateEventListener, PreDeleteEventListener, PostUpdateEventListener, PostDeleteEventListener {
+
+	private static final Logger logger = LoggerFactory.getLogger(FencedWrites.class);
+
+	private static final ThreadLocal<Fence> PENDING = new ThreadLocal<>();
+
+	private volatile Map<String, FencedEntity> entities = Map.of();
+
+	/**
+	 * The fence of the statement about to be written on this thread: the rows of the
+	 * entity's token table whose token is at most {@code token}.
+	 */
+	record Fence(FencedEntity entity, long token) {
+	}
+
+	static @Nullable Fence pendingFence() {
+		return PENDING.get();
+	}
+
+	/**
+	 * The token of the one lock bound to this thread, for the write of a fenced entity.
+	 * @throws NoFencingTokenException when none is bound
+	 * @throws IllegalStateException when several locks are bound
+	 */
+	static FencingToken currentToken(String entityName, @Nullable Object id) {
+		FencingToken token = TokenBindings.tokenOfTheOnlyLock("Write of a fenced entity refused",
+				(tokens) -> "write fenced entities in a task that holds only the lock that protects them");
+		if (token == null) {
+			throw new NoFencingTokenException("No fencing token is bound to this thread for the write of fenced entity "
+					+ entityName + "#" + id
+					+ ": write it inside a @FencedTask, or carry the task's token with FencingContext.wrap(...)");
+		}
+		return token;
+	}
+
+	/** Describes the fenced entity types once the session factory is built. */
+	void describe(SessionFactoryImplementor sessionFactory) {
+		Map<String, FencedEntity> described = new LinkedHashMap<>();
+		sessionFactory.getMappingMetamodel().forEachEntityDescriptor((persister) -> {
+			FencedEntity entity = FencedEntity.of(persister);
+			if (entity != null) {
+				described.put(entity.entityName(), entity);
+			}
+		});
+		this.entities = Map.copyOf(described);
+		if (!described.isEmpty()) {
+			logger.info("Fenced JPA entities: {}",
+					described.values()
+						.stream()
+						.map((entity) -> entity.entityName() + " (" + entity.table() + "." + entity.column() + ")")
+						.toList());
+		}
+	}
+
+	/** The fenced entity types, once described. */
+	List<FencedEntity> entities() {
+		return List.copyOf(this.entities.values());
+	}
+
+	@Override
+	public boolean onPreUpdate(PreUpdateEvent event) {
+		Fence fence = markFence(event.getPersister(), event.getId());
+		Object written = (fence != null) ? event.getState()[fence.entity().stateIndex()] : null;
+		if (fence != null && (!(written instanceof Long value) || value != fence.token())) {
+			// FencingInterceptor sets the token while Hibernate checks the entity for
+			// changes.
+			throw new IllegalStateException("Fenced entity " + fence.entity().entityName() + "#" + event.getId()
+					+ " is about to be updated with token " + written + " instead of the current token " + fence.token()
+					+ ": the fencing interceptor did not run for it (was the session opened with "
+					+ "an interceptor of its own?)");
+		}
+		return false;
+	}
+
+	@Override
+	public boolean onPreDelete(PreDeleteEvent event) {
+		markFence(event.getPersister(), event.getId());
+		return false;
+	}
+
+	/** Marks the fence of a fenced entity's statement, or that the next one has none. */
+	private @Nullable Fence markFence(EntityPersister persister, Object id) {
+		FencedEntity entity = this.entities.get(persister.getEntityName());
+		if (entity == null) {
+			PENDING.remove();
+			return null;
+		}
+		Fence fence = new Fence(entity, currentToken(entity.entityName(), id).value());
+		PENDING.set(fence);
+		return fence;
+	}
+
+	@Override
+	public void onPostUpdate(PostUpdateEvent event) {
+		PENDING.remove();
+	}
+
+	@Override
+	public void onPostDelete(PostDeleteEvent event) {
+		PENDING.remove();
+	}
+
+	@Override
+	public boolean requiresPostCommitHandling(EntityPersister persister) {
+		return false;
+	}
+
+	/**
+	 * Runs Hibernate's flush listeners, turning a row the fence refused into the refusal.
+	 */
+	FlushEventListener flushListener(List<FlushEventListener> flushListeners) {
+		return (event) -> flushing(event.getSession(),
+				() -> flushListeners.forEach((listener) -> listener.onFlush(event)));
+	}
+
+	/** As {@link #flushListener}, for the flushes Hibernate makes before a query. */
+	AutoFlushEventListener autoFlushListener(List<AutoFlushEventListener> autoFlushListeners) {
+		return (event) -> flushing(event.getSession(),
+				() -> autoFlushListeners.forEach((listener) -> listener.onAutoFlush(event)));
+	}
+
+	private void flushing(EventSource session, Runnable flush) {
+		try {
+			flush.run();
+		}
+		catch (StaleStateException ex) {
+			throw refusalOrItself(session, ex);
+		}
+		finally {
+			PENDING.remove();
+		}
+	}
+
+	/**
+	 * A row Hibernate expected to change did not: a {@link StaleWriterException} when the
+	 * row holds a newer token than this thread's, else Hibernate's own exception (the row
+	 * is gone, or a {@code @Version} check failed).
+	 */
+	private RuntimeException refusalOrItself(EventSource session, StaleStateException ex) {
+		if (!(ex instanceof StaleObjectStateException stale) || stale.getIdentifier() == null) {
+			return ex;
+		}
+		FencedEntity entity = this.entities.get(stale.getEntityName());
+		FencingToken token = (entity != null) ? boundToken() : null;
+		if (entity == null || token == null) {
+			return ex;
+		}
+		Object id = stale.getIdentifier();
+		EntityPersister persister = session.getFactory().getMappingMetamodel().getEntityDescriptor(entity.entityName());
+		Long accepted;
+		try {
+			accepted = entity.tokenInStorage(persister, id, session);
+		}
+		catch (SQLException | RuntimeException lookup) {
+			logger.warn("Could not read the token of {}#{} after its write changed no row", entity.entityName(), id,
+					lookup);
+			return ex;
+		}
+		if (accepted == null || accepted <= token.value()) {
+			return ex;
+		}
+		TokenBindings.reportRefusal(token, accepted);
+		StaleWriterException refused = new StaleWriterException(token.lockName(), token.value(), accepted);
+		refused.initCause(ex);
+		return refused;
+	}
+
+	private static @Nullable FencingToken boundToken() {
+		try {
+			return TokenBindings.tokenOfTheOnlyLock("", (tokens) -> "");
+		}
+		catch (IllegalStateException ex) {
+			return null;
+		}
+	}
+
+}

@@ -1,0 +1,59 @@
+package io.fencing.hibernate;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.hibernate.SessionFactory;
+import org.hibernate.SessionFactoryObserver;
+import org.hibernate.boot.Metadata;
+import org.hibernate.boot.spi.BootstrapContext;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.event.service.spi.EventListenerGroup;
+import org.hibernate.event.service.spi.EventListenerRegistry;
+import org.hibernate.event.spi.AutoFlushEventListener;
+import org.hibernate.event.spi.EventType;
+import org.hibernate.event.spi.FlushEventListener;
+import org.hibernate.integrator.spi.Integrator;
+
+/**
+ * Installs {@link FencedWrites} in a session factory: its listeners around every update
+ * and delete, and around Hibernate's own flush listeners; the fenced entity types are
+ * described (and checked) once the factory is built.
+ */
+final class FencingIntegrator implements Integrator {
+
+	@Override
+	public void integrate(Metadata metadata, BootstrapContext bootstrapContext,
+			SessionFactoryImplementor sessionFactory) {
+		FencedWrites writes = new FencedWrites();
+		EventListenerRegistry listeners = sessionFactory.getServiceRegistry()
+			.requireService(EventListenerRegistry.class);
+		listeners.appendListeners(EventType.PRE_UPDATE, writes);
+		listeners.appendListeners(EventType.PRE_DELETE, writes);
+		listeners.appendListeners(EventType.POST_UPDATE, writes);
+		listeners.appendListeners(EventType.POST_DELETE, writes);
+		EventListenerGroup<FlushEventListener> flush = listeners.getEventListenerGroup(EventType.FLUSH);
+		List<FlushEventListener> flushListeners = copy(flush.listeners());
+		flush.clearListeners();
+		flush.appendListener(writes.flushListener(flushListeners));
+		EventListenerGroup<AutoFlushEventListener> autoFlush = listeners.getEventListenerGroup(EventType.AUTO_FLUSH);
+		List<AutoFlushEventListener> autoFlushListeners = copy(autoFlush.listeners());
+		autoFlush.clearListeners();
+		autoFlush.appendListener(writes.autoFlushListener(autoFlushListeners));
+		sessionFactory.addObserver(new SessionFactoryObserver() {
+
+			@Override
+			public void sessionFactoryCreated(SessionFactory factory) {
+				writes.describe((SessionFactoryImplementor) factory);
+			}
+
+		});
+	}
+
+	private static <T> List<T> copy(Iterable<T> listeners) {
+		List<T> copy = new ArrayList<>();
+		listeners.forEach(copy::add);
+		return List.copyOf(copy);
+	}
+
+}

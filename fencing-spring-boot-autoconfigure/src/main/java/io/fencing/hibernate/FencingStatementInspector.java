@@ -1,0 +1,122 @@
+package io.fencing.hibernate;
+
+import java.io.Serial;
+import java.util.Locale;
+
+import io.fencing.hibernate.FencedWrites.Fence;
+import net.sf.jsqlparser.JSQLParserException;
+import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.operators.conditional.OrExpression;
+import net.sf.jsqlparser.expression.operators.conditional.XorExpression;
+import net.sf.jsqlparser.parser.CCJSqlParserUtil;
+import net.sf.jsqlparser.schema.Table;
+import net.sf.jsqlparser.statement.Statement;
+import net.sf.jsqlparser.statement.delete.Delete;
+import net.sf.jsqlparser.statement.update.Update;
+import org.hibernate.resource.jdbc.spi.StatementInspector;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ConcurrentLruCache;
+import org.springframework.util.ObjectUtils;
+
+/**
+ * Adds the fence to the UPDATE or DELETE Hibernate writes for a fenced entity:
+ * {@code AND <token column> <= <token>}, so that the compare and the write are one
+ * statement. Only statements of the table of the token column, prepared while
+ * {@link FencedWrites} marks a fenced write, are changed; the application's own inspector
+ * sees every statement first. Each statement Hibernate writes is parsed once (JSqlParser)
+ * and the outcome cached; the token is a number the starter issued, so it goes into the
+ * SQL as a literal.
+ */
+final class FencingStatementInspector implements StatementInspector {
+
+	@Serial
+	private static final long serialVersionUID = 1L;
+
+	private static final int CACHED_STATEMENTS = 256;
+
+	private final StatementInspector application;
+
+	private final transient ConcurrentLruCache<String, Target> targets = new ConcurrentLruCache<>(CACHED_STATEMENTS,
+			FencingStatementInspector::targetOf);
+
+	FencingStatementInspector(StatementInspector application) {
+		this.application = application;
+	}
+
+	@Override
+	public String inspect(String sql) {
+		String inspected = this.application.inspect(sql);
+		String statement = (inspected != null) ? inspected : sql;
+		Fence fence = FencedWrites.pendingFence();
+		if (fence == null) {
+			return statement;
+		}
+		Target target = this.targets.get(statement);
+		if (!fence.entity().tableKey().equals(target.tableKey())) {
+			return statement; // a statement of another table of the entity, or not a
+								// write
+		}
+		if (target.unfenceable() != null) {
+			throw new IllegalStateException("Cannot fence the statement Hibernate wrote for a fenced entity ("
+					+ target.unfenceable() + "); nothing was written: " + statement);
+		}
+		return statement + " and " + fence.entity().column() + " <= " + fence.token();
+	}
+
+	/**
+	 * What a statement writes.
+	 *
+	 * @param tableKey the table an UPDATE or DELETE writes
+	 * ({@link FencedEntity#tableKey}), {@code null} for other statements
+	 * @param unfenceable why a condition cannot be added to it, {@code null} when it can
+	 */
+	record Target(@Nullable String tableKey, @Nullable String unfenceable) {
+
+		static final Target NONE = new Target(null, null);
+
+	}
+
+	private static Target targetOf(String sql) {
+		Statement statement;
+		try {
+			statement = CCJSqlParserUtil.parse(sql);
+		}
+		catch (JSQLParserException | RuntimeException ex) {
+			String start = sql.stripLeading().toLowerCase(Locale.ROOT);
+			boolean write = start.startsWith("update") || start.startsWith("delete");
+			return write ? new Target(firstTableWord(start), "it cannot be parsed: " + ex.getMessage()) : Target.NONE;
+		}
+		if (statement instanceof Update update) {
+			return target(update.getTable(), update.getWhere(),
+					ObjectUtils.isEmpty(update.getJoins()) && update.getFromItem() == null
+							&& update.getReturningClause() == null && ObjectUtils.isEmpty(update.getOrderByElements())
+							&& update.getLimit() == null);
+		}
+		if (statement instanceof Delete delete) {
+			return target(delete.getTable(), delete.getWhere(),
+					ObjectUtils.isEmpty(delete.getJoins()) && ObjectUtils.isEmpty(delete.getUsingList())
+							&& ObjectUtils.isEmpty(delete.getTables()) && delete.getReturningClause() == null
+							&& ObjectUtils.isEmpty(delete.getOrderByElements()) && delete.getLimit() == null);
+		}
+		return Target.NONE;
+	}
+
+	private static Target target(Table table, @Nullable Expression where, boolean plain) {
+		String name = FencedEntity.tableKey(table.getFullyQualifiedName());
+		if (!plain) {
+			return new Target(name, "it joins, orders, limits or returns rows");
+		}
+		if (where == null || where instanceof OrExpression || where instanceof XorExpression) {
+			return new Target(name, "its WHERE is not a conjunction");
+		}
+		return new Target(name, null);
+	}
+
+	private static @Nullable String firstTableWord(String start) {
+		String[] words = start.split("\\s+");
+		String table = (words.length > 1 && !words[1].equals("from")) ? words[1] : (words.length > 2) ? words[2] : null;
+		return (table != null) ? FencedEntity.tableKey(table) : null;
+	}
+
+}

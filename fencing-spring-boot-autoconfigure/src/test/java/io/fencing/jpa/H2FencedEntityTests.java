@@ -1,0 +1,14 @@
+package io.fencing.jpa;
+
+import javax.sql.DataSource;
+
+import io.fencing.test.TestServices;
+
+class H2FencedEntityTests extends FencedEntityContractTests {
+
+	@Override
+	protected DataSource dataSource() {
+		return TestServices.h2();
+	}
+
+}

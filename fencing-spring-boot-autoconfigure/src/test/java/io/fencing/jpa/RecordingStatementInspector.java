@@ -1,0 +1,27 @@
+package io.fencing.jpa;
+
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import org.hibernate.resource.jdbc.spi.StatementInspector;
+
+/**
+ * An application's own statement inspector, named by class in its Hibernate properties:
+ * records every statement and marks it with a comment.
+ */
+public class RecordingStatementInspector implements StatementInspector {
+
+	private static final Queue<String> seen = new ConcurrentLinkedQueue<>();
+
+	@Override
+	public String inspect(String sql) {
+		seen.add(sql);
+		return "/* inspected */ " + sql;
+	}
+
+	static List<String> seen() {
+		return List.copyOf(seen);
+	}
+
+}
