@@ -150,6 +150,12 @@ public final class Benchmarks {
 				"GuardedWriteBenchmarks.handWrittenFencedUpdate", Figures::jvmCpu, "(context)");
 		ratios.add("guardedUpdate / plainUpdate, time per call", "GuardedWriteBenchmarks.guardedUpdate",
 				"GuardedWriteBenchmarks.plainUpdate", Figures::median, "(context)");
+		ratios.add("fenced entity / plain entity, repository update, time per call",
+				"FencedEntityBenchmarks.fencedEntityUpdate", "FencedEntityBenchmarks.plainEntityUpdate",
+				Figures::median, "<= 1.05");
+		ratios.add("fenced entity / plain entity, repository update, JVM CPU per call",
+				"FencedEntityBenchmarks.fencedEntityUpdate", "FencedEntityBenchmarks.plainEntityUpdate",
+				Figures::jvmCpu, "(context)");
 	}
 
 	/** Prints ratios of this run's figures and keeps them for the summary over runs. */

@@ -7,9 +7,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 
 import io.fencing.jpa.FencingTokenColumn;
 import org.hibernate.dialect.PostgreSQLDialect;
@@ -32,9 +34,10 @@ import org.springframework.util.StringUtils;
  * @param tableKey the table's name without quotes, in lower case, to compare
  * @param column the token column, as Hibernate writes it in SQL
  * @param tokenQuery the query for the token of one row, by the key of that table
+ * @param otherTableKeys the entity's other tables, as {@link #tableKey} gives them
  */
 record FencedEntity(String entityName, String attribute, int stateIndex, String table, String tableKey, String column,
-		String tokenQuery) {
+		String tokenQuery, Set<String> otherTableKeys) {
 
 	private static final ClassValue<Optional<String>> TOKEN_ATTRIBUTES = new ClassValue<>() {
 
@@ -75,8 +78,18 @@ record FencedEntity(String entityName, String attribute, int stateIndex, String 
 		String table = column.getContainingTableExpression();
 		return new FencedEntity(persister.getEntityName(), attributeName, attribute.getStateArrayPosition(), table,
 				tableKey(table), column.getSelectionExpression(),
-				"SELECT " + column.getSelectionExpression() + " FROM " + table + " WHERE " + String.join(" AND ",
-						keyColumns(persister, table).stream().map((key) -> key + " = ?").toList()));
+				"SELECT " + column.getSelectionExpression() + " FROM " + table + " WHERE "
+						+ String.join(" AND ",
+								keyColumns(persister, table).stream().map((key) -> key + " = ?").toList()),
+				otherTableKeys(persister, table));
+	}
+
+	/** The entity's tables other than the token column's (joined, secondary). */
+	private static Set<String> otherTableKeys(EntityPersister persister, String table) {
+		Set<String> others = new HashSet<>();
+		persister.forEachTableDetails((details) -> others.add(tableKey(details.getTableName())));
+		others.remove(tableKey(table));
+		return Set.copyOf(others);
 	}
 
 	/** A table's name without quotes, in lower case: how Hibernate writes it may vary. */

@@ -1,7 +1,6 @@
 package io.fencing.hibernate;
 
 import java.io.Serial;
-import java.util.Locale;
 
 import io.fencing.hibernate.FencedWrites.Fence;
 import net.sf.jsqlparser.JSQLParserException;
@@ -53,22 +52,26 @@ final class FencingStatementInspector implements StatementInspector {
 			return statement;
 		}
 		Target target = this.targets.get(statement);
-		if (!fence.entity().tableKey().equals(target.tableKey())) {
-			return statement; // a statement of another table of the entity, or not a
-								// write
+		FencedEntity entity = fence.entity();
+		String table = target.tableKey();
+		if (target == Target.NONE || (table != null && entity.otherTableKeys().contains(table))) {
+			return statement; // a read, or a write of another table of the entity
 		}
-		if (target.unfenceable() != null) {
-			throw new IllegalStateException("Cannot fence the statement Hibernate wrote for a fenced entity ("
-					+ target.unfenceable() + "); nothing was written: " + statement);
+		String unfenceable = (table == null || entity.tableKey().equals(table)) ? target.unfenceable()
+				: "it writes " + table + ", which is none of the entity's tables";
+		if (unfenceable != null) {
+			throw new IllegalStateException("Cannot fence the statement written for fenced entity "
+					+ entity.entityName() + " (" + unfenceable + "); nothing was written: " + statement);
 		}
-		return statement + " and " + fence.entity().column() + " <= " + fence.token();
+		return statement + " and " + entity.column() + " <= " + fence.token();
 	}
 
 	/**
 	 * What a statement writes.
 	 *
 	 * @param tableKey the table an UPDATE or DELETE writes
-	 * ({@link FencedEntity#tableKey}), {@code null} for other statements
+	 * ({@link FencedEntity#tableKey}), {@code null} for other statements and for one that
+	 * cannot be parsed
 	 * @param unfenceable why a condition cannot be added to it, {@code null} when it can
 	 */
 	record Target(@Nullable String tableKey, @Nullable String unfenceable) {
@@ -83,9 +86,8 @@ final class FencingStatementInspector implements StatementInspector {
 			statement = CCJSqlParserUtil.parse(sql);
 		}
 		catch (JSQLParserException | RuntimeException ex) {
-			String start = sql.stripLeading().toLowerCase(Locale.ROOT);
-			boolean write = start.startsWith("update") || start.startsWith("delete");
-			return write ? new Target(firstTableWord(start), "it cannot be parsed: " + ex.getMessage()) : Target.NONE;
+			// Which table it writes is unknown: refused while a fenced write is pending.
+			return new Target(null, "it cannot be parsed: " + ex.getMessage());
 		}
 		if (statement instanceof Update update) {
 			return target(update.getTable(), update.getWhere(),
@@ -111,12 +113,6 @@ final class FencingStatementInspector implements StatementInspector {
 			return new Target(name, "its WHERE is not a conjunction");
 		}
 		return new Target(name, null);
-	}
-
-	private static @Nullable String firstTableWord(String start) {
-		String[] words = start.split("\\s+");
-		String table = (words.length > 1 && !words[1].equals("from")) ? words[1] : (words.length > 2) ? words[2] : null;
-		return (table != null) ? FencedEntity.tableKey(table) : null;
 	}
 
 }

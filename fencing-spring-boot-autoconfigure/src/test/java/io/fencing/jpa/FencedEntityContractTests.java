@@ -25,6 +25,7 @@ import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJpaAutoConfiguration;
 import io.fencing.jpa.StockRepositories.FencedStocks;
 import io.fencing.jpa.StockRepositories.PlainStocks;
+import io.fencing.jpa.StockRepositories.ProcedureStocks;
 import io.fencing.jpa.StockRepositories.VersionedStocks;
 import io.fencing.test.CounterLoss;
 import io.fencing.test.Latches;
@@ -256,6 +257,39 @@ abstract class FencedEntityContractTests {
 			assertThat(after.value()).isGreaterThan(before.value());
 			assertThat(row(context, "versioned_stock", "A-1")).containsEntry("quantity", 9)
 				.containsEntry("fence_token", after.value());
+		});
+	}
+
+	@Test
+	void theApplicationsInterceptorStillRunsFactoryWideOrPerSession() {
+		for (String setting : List.of("interceptor", "session_scoped_interceptor")) {
+			String sku = "I-" + setting.length();
+			this.contextRunner
+				.withPropertyValues("spring.jpa.properties.hibernate.session_factory." + setting + "="
+						+ RecordingInterceptor.class.getName())
+				.run((context) -> {
+					FencedStocks stocks = context.getBean(FencedStocks.class);
+					inTask(context, (token) -> stocks.save(new FencedStock(sku, 10)));
+					FencingToken token = inTask(context,
+							(current) -> stocks.findById(sku).orElseThrow().setQuantity(4));
+					assertThat(RecordingInterceptor.flushedDirty()).as(setting).contains(sku);
+					assertThat(row(context, "fenced_stock", sku)).containsEntry("quantity", 4)
+						.containsEntry("last_token", token.value());
+				});
+		}
+	}
+
+	@Test
+	void anUpdateTheFenceCannotReadIsRefusedBeforeItRuns() {
+		this.contextRunner.run((context) -> {
+			ProcedureStocks stocks = context.getBean(ProcedureStocks.class);
+			inTask(context, (token) -> stocks.save(new ProcedureStock("A-1", 10)));
+			assertThatThrownBy(() -> inTask(context, (token) -> stocks.findById("A-1").orElseThrow().setQuantity(5)))
+				.rootCause()
+				.hasMessageContaining(
+						"Cannot fence the statement written for fenced entity " + ProcedureStock.class.getName())
+				.hasMessageContaining("{call update_procedure_stock(?, ?, ?)}");
+			assertThat(row(context, "procedure_stock", "A-1")).containsEntry("quantity", 10);
 		});
 	}
 

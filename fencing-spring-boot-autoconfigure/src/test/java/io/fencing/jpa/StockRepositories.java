@@ -23,4 +23,8 @@ class StockRepositories {
 
 	}
 
+	interface ProcedureStocks extends JpaRepository<ProcedureStock, String> {
+
+	}
+
 }

@@ -1,0 +1,165 @@
+package io.fencing.benchmarks;
+
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import io.fencing.FencingToken;
+import io.fencing.autoconfigure.FencingJpaAutoConfiguration;
+import io.fencing.context.TokenBindings;
+import io.fencing.context.TokenBindings.Acquisition;
+import io.fencing.jpa.FencingTokenColumn;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
+import org.springframework.boot.persistence.autoconfigure.EntityScan;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.jpa.repository.JpaRepository;
+import org.springframework.data.jpa.repository.config.EnableJpaRepositories;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * One entity by id on PostgreSQL through a Spring Data repository, loaded and changed in
+ * a transaction (a SELECT and an UPDATE): an entity with a {@code @FencingTokenColumn},
+ * whose UPDATE carries the token and the fence, against the same entity without it. The
+ * token is bound to the benchmark thread without a lock, so that only the write is
+ * measured.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(1)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 10, time = 1)
+public class FencedEntityBenchmarks {
+
+	private ConfigurableApplicationContext context;
+
+	private TransactionTemplate transaction;
+
+	private FencedRows fenced;
+
+	private PlainRows plain;
+
+	private int quantity;
+
+	@Setup
+	public void start() {
+		this.context = new SpringApplicationBuilder(EntityApplication.class).web(WebApplicationType.NONE)
+			.properties("spring.jpa.hibernate.ddl-auto=create-drop", "spring.main.banner-mode=off")
+			.run();
+		this.transaction = this.context.getBean(TransactionTemplate.class);
+		this.fenced = this.context.getBean(FencedRows.class);
+		this.plain = this.context.getBean(PlainRows.class);
+		TokenBindings.bind(new Acquisition(new FencingToken("bench-entity", 1)));
+		this.transaction.executeWithoutResult((status) -> {
+			this.fenced.save(new FencedRow(1, 0));
+			this.plain.save(new PlainRow(1, 0));
+		});
+	}
+
+	@TearDown
+	public void stop() {
+		TokenBindings.restore(null);
+		this.context.close();
+	}
+
+	@Benchmark
+	public int fencedEntityUpdate() {
+		int next = ++this.quantity;
+		this.transaction.executeWithoutResult((status) -> this.fenced.findById(1).orElseThrow().quantity = next);
+		return next;
+	}
+
+	@Benchmark
+	public int plainEntityUpdate() {
+		int next = ++this.quantity;
+		this.transaction.executeWithoutResult((status) -> this.plain.findById(1).orElseThrow().quantity = next);
+		return next;
+	}
+
+	/** A fenced row. */
+	@Entity
+	@Table(name = "bench_fenced_row")
+	public static class FencedRow {
+
+		@Id
+		int id;
+
+		int quantity;
+
+		@FencingTokenColumn
+		long lastToken;
+
+		protected FencedRow() {
+		}
+
+		FencedRow(int id, int quantity) {
+			this.id = id;
+			this.quantity = quantity;
+		}
+
+	}
+
+	/** The same row without a token. */
+	@Entity
+	@Table(name = "bench_plain_row")
+	public static class PlainRow {
+
+		@Id
+		int id;
+
+		int quantity;
+
+		protected PlainRow() {
+		}
+
+		PlainRow(int id, int quantity) {
+			this.id = id;
+			this.quantity = quantity;
+		}
+
+	}
+
+	interface FencedRows extends JpaRepository<FencedRow, Integer> {
+
+	}
+
+	interface PlainRows extends JpaRepository<PlainRow, Integer> {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ HibernateJpaAutoConfiguration.class, TransactionAutoConfiguration.class,
+			FencingJpaAutoConfiguration.class })
+	@EntityScan(basePackageClasses = FencedEntityBenchmarks.class)
+	@EnableJpaRepositories(basePackageClasses = FencedEntityBenchmarks.class, considerNestedRepositories = true)
+	static class EntityApplication {
+
+		@Bean(destroyMethod = "close")
+		DataSource dataSource() {
+			return BenchmarkServices.postgres();
+		}
+
+	}
+
+}
