@@ -7,17 +7,16 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.Set;
 
 import io.fencing.jpa.FencingTokenColumn;
 import org.hibernate.dialect.PostgreSQLDialect;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.metamodel.mapping.AttributeMapping;
 import org.hibernate.metamodel.mapping.BasicValuedModelPart;
+import org.hibernate.metamodel.mapping.PluralAttributeMapping;
 import org.hibernate.persister.entity.EntityPersister;
 import org.jspecify.annotations.Nullable;
 
@@ -34,10 +33,11 @@ import org.springframework.util.StringUtils;
  * @param tableKey the table's name without quotes, in lower case, to compare
  * @param column the token column, as Hibernate writes it in SQL
  * @param tokenQuery the query for the token of one row, by the key of that table
- * @param otherTableKeys the entity's other tables, as {@link #tableKey} gives them
+ * @param nullTokenCondition {@code "<column> is null or "} when the column may hold no
+ * token, else empty
  */
 record FencedEntity(String entityName, String attribute, int stateIndex, String table, String tableKey, String column,
-		String tokenQuery, Set<String> otherTableKeys) {
+		String tokenQuery, String nullTokenCondition) {
 
 	private static final ClassValue<Optional<String>> TOKEN_ATTRIBUTES = new ClassValue<>() {
 
@@ -76,20 +76,44 @@ record FencedEntity(String entityName, String attribute, int stateIndex, String 
 					+ " must be on a long or Long attribute, not " + type.getName());
 		}
 		String table = column.getContainingTableExpression();
+		refuseWritesOutsideTheTokenTable(persister, attributeName, table);
 		return new FencedEntity(persister.getEntityName(), attributeName, attribute.getStateArrayPosition(), table,
 				tableKey(table), column.getSelectionExpression(),
 				"SELECT " + column.getSelectionExpression() + " FROM " + table + " WHERE "
 						+ String.join(" AND ",
 								keyColumns(persister, table).stream().map((key) -> key + " = ?").toList()),
-				otherTableKeys(persister, table));
+				nullable(column));
 	}
 
-	/** The entity's tables other than the token column's (joined, secondary). */
-	private static Set<String> otherTableKeys(EntityPersister persister, String table) {
-		Set<String> others = new HashSet<>();
-		persister.forEachTableDetails((details) -> others.add(tableKey(details.getTableName())));
-		others.remove(tableKey(table));
-		return Set.copyOf(others);
+	/**
+	 * Only statements of the token column's table carry the fence: an entity whose writes
+	 * reach other tables (joined subclasses, secondary tables, collections kept in tables
+	 * of their own) could be changed there by a stale owner, so it fails the startup.
+	 */
+	private static void refuseWritesOutsideTheTokenTable(EntityPersister persister, String attribute, String table) {
+		List<String> others = new ArrayList<>();
+		persister.forEachTableDetails((details) -> {
+			if (!tableKey(details.getTableName()).equals(tableKey(table))) {
+				others.add("table " + details.getTableName());
+			}
+		});
+		persister.forEachAttributeMapping((mapping) -> {
+			if (mapping instanceof PluralAttributeMapping plural && !plural.getCollectionDescriptor().isOneToMany()) {
+				others.add("collection " + mapping.getAttributeName() + " in table "
+						+ plural.getCollectionDescriptor().getTableName());
+			}
+		});
+		if (!others.isEmpty()) {
+			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
+					+ " fences the statements of table " + table + " only, but the entity also writes " + others
+					+ ", where a stale owner's writes would not be refused: keep a fenced entity in one table, and its "
+					+ "collections as entities of their own (fenced too where they need it)");
+		}
+	}
+
+	/** The fence lets a row without a token be written, as one holding token 0. */
+	private static String nullable(BasicValuedModelPart column) {
+		return column.isNullable() ? column.getSelectionExpression() + " is null or " : "";
 	}
 
 	/** A table's name without quotes, in lower case: how Hibernate writes it may vary. */

@@ -12,6 +12,7 @@ import io.fencing.context.TokenBindings;
 import org.hibernate.StaleObjectStateException;
 import org.hibernate.StaleStateException;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.event.spi.AutoFlushEventListener;
 import org.hibernate.event.spi.EventSource;
 import org.hibernate.event.spi.FlushEventListener;
@@ -21,6 +22,8 @@ import org.hibernate.event.spi.PostUpdateEvent;
 import org.hibernate.event.spi.PostUpdateEventListener;
 import org.hibernate.event.spi.PreDeleteEvent;
 import org.hibernate.event.spi.PreDeleteEventListener;
+import org.hibernate.event.spi.PreInsertEvent;
+import org.hibernate.event.spi.PreInsertEventListener;
 import org.hibernate.event.spi.PreUpdateEvent;
 import org.hibernate.event.spi.PreUpdateEventListener;
 import org.hibernate.persister.entity.EntityPersister;
@@ -34,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * {@link FencingStatementInspector} adds it to that statement only; a row the fence
  * refused becomes a {@link StaleWriterException} when its flush fails.
  */
-final class FencedWrites
-		implements PreUpdateEventListener, PreDeleteEventListener, PostUpdateEventListener, PostDeleteEventListener {
+final class FencedWrites implements PreInsertEventListener, PreUpdateEventListener, PreDeleteEventListener,
+		PostUpdateEventListener, PostDeleteEventListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(FencedWrites.class);
 
@@ -95,29 +98,47 @@ final class FencedWrites
 	}
 
 	@Override
-	public boolean onPreUpdate(PreUpdateEvent event) {
-		Fence fence = markFence(event.getPersister(), event.getId());
-		Object written = (fence != null) ? event.getState()[fence.entity().stateIndex()] : null;
-		if (fence != null && (!(written instanceof Long value) || value != fence.token())) {
-			// FencingInterceptor sets the token while Hibernate checks the entity for
-			// changes.
-			throw new IllegalStateException("Fenced entity " + fence.entity().entityName() + "#" + event.getId()
-					+ " is about to be updated with token " + written + " instead of the current token " + fence.token()
-					+ ": the fencing interceptor did not run for it (was the session opened with "
-					+ "an interceptor of its own?)");
+	public boolean onPreInsert(PreInsertEvent event) {
+		FencedEntity entity = fenced(event.getPersister(), event.getSession(), event.getEntity());
+		if (entity != null) {
+			checkTokenWritten(entity, event.getId(), event.getState()[entity.stateIndex()], "inserted");
 		}
 		return false;
 	}
 
 	@Override
+	public boolean onPreUpdate(PreUpdateEvent event) {
+		Fence fence = markFence(event.getPersister(), event.getSession(), event.getEntity(), event.getId());
+		if (fence != null) {
+			checkTokenWritten(fence.entity(), event.getId(), event.getState()[fence.entity().stateIndex()], "updated");
+		}
+		return false;
+	}
+
+	/**
+	 * FencingInterceptor sets the token while Hibernate checks the entity for changes.
+	 */
+	private static void checkTokenWritten(FencedEntity entity, @Nullable Object id, @Nullable Object written,
+			String write) {
+		long token = currentToken(entity.entityName(), id).value();
+		if (!(written instanceof Long value) || value != token) {
+			throw new IllegalStateException("Fenced entity " + entity.entityName() + "#" + id + " is about to be "
+					+ write + " with token " + written + " instead of the current token " + token
+					+ ": the fencing interceptor did not run for it (was the session opened with an interceptor "
+					+ "of its own, or none?)");
+		}
+	}
+
+	@Override
 	public boolean onPreDelete(PreDeleteEvent event) {
-		markFence(event.getPersister(), event.getId());
+		markFence(event.getPersister(), event.getSession(), event.getEntity(), event.getId());
 		return false;
 	}
 
 	/** Marks the fence of a fenced entity's statement, or that the next one has none. */
-	private @Nullable Fence markFence(EntityPersister persister, Object id) {
-		FencedEntity entity = this.entities.get(persister.getEntityName());
+	private @Nullable Fence markFence(EntityPersister persister, SharedSessionContractImplementor session,
+			Object entityObject, Object id) {
+		FencedEntity entity = fenced(persister, session, entityObject);
 		if (entity == null) {
 			PENDING.remove();
 			return null;
@@ -125,6 +146,25 @@ final class FencedWrites
 		Fence fence = new Fence(entity, currentToken(entity.entityName(), id).value());
 		PENDING.set(fence);
 		return fence;
+	}
+
+	/**
+	 * The entity's fenced type, or {@code null}. A StatelessSession bypasses the flush
+	 * that carries the fence: its writes of a fenced entity are refused here, before any
+	 * statement.
+	 */
+	private @Nullable FencedEntity fenced(EntityPersister persister, SharedSessionContractImplementor session,
+			Object entity) {
+		FencedEntity fenced = this.entities.get(persister.getEntityName());
+		if (fenced != null && session.isStateless()) {
+			throw statelessWrite(fenced.entityName());
+		}
+		return fenced;
+	}
+
+	static UnsupportedOperationException statelessWrite(String entityName) {
+		return new UnsupportedOperationException("A StatelessSession write of fenced entity " + entityName
+				+ " would not be fenced: write it through a Session (an EntityManager or a Spring Data repository)");
 	}
 
 	@Override

@@ -14,20 +14,30 @@ import org.hibernate.event.spi.AutoFlushEventListener;
 import org.hibernate.event.spi.EventType;
 import org.hibernate.event.spi.FlushEventListener;
 import org.hibernate.integrator.spi.Integrator;
+import org.hibernate.mapping.PersistentClass;
 
 /**
- * Installs {@link FencedWrites} in a session factory: its listeners around every update
- * and delete, and around Hibernate's own flush listeners; the fenced entity types are
- * described (and checked) once the factory is built.
+ * Installs {@link FencedWrites} in a session factory: its listeners around every insert,
+ * update and delete, and around Hibernate's own flush listeners, and the
+ * {@link FencedRowCount} check on the fenced entities' statements; the fenced entity
+ * types are described (and checked) once the factory is built.
  */
 final class FencingIntegrator implements Integrator {
 
 	@Override
 	public void integrate(Metadata metadata, BootstrapContext bootstrapContext,
 			SessionFactoryImplementor sessionFactory) {
+		for (PersistentClass entity : metadata.getEntityBindings()) {
+			Class<?> type = entity.getMappedClass();
+			if (type != null && FencedEntity.tokenAttributeOf(type) != null) {
+				entity.setUpdateExpectation(FencedRowCount::new);
+				entity.setDeleteExpectation(FencedRowCount::new);
+			}
+		}
 		FencedWrites writes = new FencedWrites();
 		EventListenerRegistry listeners = sessionFactory.getServiceRegistry()
 			.requireService(EventListenerRegistry.class);
+		listeners.appendListeners(EventType.PRE_INSERT, writes);
 		listeners.appendListeners(EventType.PRE_UPDATE, writes);
 		listeners.appendListeners(EventType.PRE_DELETE, writes);
 		listeners.appendListeners(EventType.POST_UPDATE, writes);

@@ -52,38 +52,35 @@ final class FencingInterceptor implements Interceptor {
 				+ attribute + " in the state Hibernate flushes");
 	}
 
-	// A StatelessSession writes no token and bypasses the fence: refused for fenced
-	// entities.
+	// A StatelessSession bypasses the fence: refused for fenced entities.
 
 	@Override
 	public void onInsert(Object entity, Object id, Object[] state, String[] propertyNames, Type[] propertyTypes) {
-		refuseStateless(entity, "insert");
+		refuseStateless(entity);
 		this.application.onInsert(entity, id, state, propertyNames, propertyTypes);
 	}
 
 	@Override
 	public void onUpdate(Object entity, Object id, Object[] state, String[] propertyNames, Type[] propertyTypes) {
-		refuseStateless(entity, "update");
+		refuseStateless(entity);
 		this.application.onUpdate(entity, id, state, propertyNames, propertyTypes);
 	}
 
 	@Override
 	public void onUpsert(Object entity, Object id, Object[] state, String[] propertyNames, Type[] propertyTypes) {
-		refuseStateless(entity, "upsert");
+		refuseStateless(entity);
 		this.application.onUpsert(entity, id, state, propertyNames, propertyTypes);
 	}
 
 	@Override
 	public void onDelete(Object entity, Object id, String[] propertyNames, Type[] propertyTypes) {
-		refuseStateless(entity, "delete");
+		refuseStateless(entity);
 		this.application.onDelete(entity, id, propertyNames, propertyTypes);
 	}
 
-	private static void refuseStateless(Object entity, String write) {
+	private static void refuseStateless(Object entity) {
 		if (FencedEntity.tokenAttributeOf(entity.getClass()) != null) {
-			throw new UnsupportedOperationException("A StatelessSession " + write + " of fenced entity "
-					+ entity.getClass().getName() + " would not be fenced: write it through a Session (an "
-					+ "EntityManager or a Spring Data repository)");
+			throw FencedWrites.statelessWrite(entity.getClass().getName());
 		}
 	}
 

@@ -53,17 +53,18 @@ final class FencingStatementInspector implements StatementInspector {
 		}
 		Target target = this.targets.get(statement);
 		FencedEntity entity = fence.entity();
-		String table = target.tableKey();
-		if (target == Target.NONE || (table != null && entity.otherTableKeys().contains(table))) {
-			return statement; // a read, or a write of another table of the entity
+		if (target == Target.NONE) {
+			return statement; // a read
 		}
-		String unfenceable = (table == null || entity.tableKey().equals(table)) ? target.unfenceable()
-				: "it writes " + table + ", which is none of the entity's tables";
+		String unfenceable = entity.tableKey().equals(target.tableKey()) ? target.unfenceable()
+				: (target.tableKey() != null) ? "it writes " + target.tableKey() + ", not the entity's table"
+						: target.unfenceable();
 		if (unfenceable != null) {
 			throw new IllegalStateException("Cannot fence the statement written for fenced entity "
 					+ entity.entityName() + " (" + unfenceable + "); nothing was written: " + statement);
 		}
-		return statement + " and " + entity.column() + " <= " + fence.token();
+		// On a line of its own: a trailing "--" comment must not swallow the fence.
+		return statement + "\nand (" + entity.nullTokenCondition() + entity.column() + " <= " + fence.token() + ")";
 	}
 
 	/**

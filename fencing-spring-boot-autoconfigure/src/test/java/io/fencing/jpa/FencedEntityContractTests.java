@@ -30,6 +30,9 @@ import io.fencing.jpa.StockRepositories.VersionedStocks;
 import io.fencing.test.CounterLoss;
 import io.fencing.test.Latches;
 import io.fencing.test.TestServices;
+import jakarta.persistence.EntityManagerFactory;
+import org.hibernate.SessionFactory;
+import org.hibernate.StatelessSession;
 import org.hibernate.boot.model.naming.Identifier;
 import org.hibernate.boot.model.naming.PhysicalNamingStrategy;
 import org.hibernate.boot.model.naming.PhysicalNamingStrategySnakeCaseImpl;
@@ -77,6 +80,15 @@ abstract class FencedEntityContractTests {
 				"spring.jpa.hibernate.ddl-auto=create-drop");
 
 	protected abstract DataSource dataSource();
+
+	protected ApplicationContextRunner contextRunner() {
+		return this.contextRunner;
+	}
+
+	/** The name of this test's table of an entity. */
+	protected String table(String entityTable) {
+		return entityTable + this.suffix;
+	}
 
 	@Test
 	void theReferenceTimelineThroughARepositoryWithoutBatching() {
@@ -290,6 +302,41 @@ abstract class FencedEntityContractTests {
 						"Cannot fence the statement written for fenced entity " + ProcedureStock.class.getName())
 				.hasMessageContaining("{call update_procedure_stock(?, ?, ?)}");
 			assertThat(row(context, "procedure_stock", "A-1")).containsEntry("quantity", 10);
+		});
+	}
+
+	@Test
+	void aRowWithoutATokenIsWrittenAsOneWithTokenZero() {
+		this.contextRunner.run((context) -> {
+			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+			jdbc.update("INSERT INTO versioned_stock" + this.suffix
+					+ " (sku, quantity, fence_token, version) VALUES ('A-1', 10, NULL, 0)");
+			VersionedStocks stocks = context.getBean(VersionedStocks.class);
+			FencingToken token = inTask(context, (current) -> stocks.findById("A-1").orElseThrow().setQuantity(4));
+			assertThat(row(context, "versioned_stock", "A-1")).containsEntry("quantity", 4)
+				.containsEntry("fence_token", token.value());
+		});
+	}
+
+	@Test
+	void aStatelessSessionWriteOfAFencedEntityIsRefused() {
+		this.contextRunner.run((context) -> {
+			FencedStocks stocks = context.getBean(FencedStocks.class);
+			inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
+			SessionFactory sessions = context.getBean(EntityManagerFactory.class).unwrap(SessionFactory.class);
+			inTask(context, (token) -> {
+				try (StatelessSession session = sessions.openStatelessSession()) {
+					FencedStock stock = session.get(FencedStock.class, "A-1");
+					stock.setQuantity(5);
+					assertThatThrownBy(() -> session.update(stock)).isInstanceOf(UnsupportedOperationException.class)
+						.hasMessageContaining("StatelessSession write of fenced entity " + FencedStock.class.getName());
+					assertThatThrownBy(() -> session.delete(stock)).isInstanceOf(UnsupportedOperationException.class);
+				}
+				// Nothing of the refused writes is left on the thread: a plain write goes
+				// out as written.
+				context.getBean(PlainStocks.class).save(new PlainStock("P-1", 1));
+			});
+			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 10);
 		});
 	}
 

@@ -8,7 +8,7 @@ import org.hibernate.resource.jdbc.spi.StatementInspector;
 
 /**
  * An application's own statement inspector, named by class in its Hibernate properties:
- * records every statement and marks it with a comment.
+ * records every statement and marks it with a comment at its end.
  */
 public class RecordingStatementInspector implements StatementInspector {
 
@@ -17,7 +17,7 @@ public class RecordingStatementInspector implements StatementInspector {
 	@Override
 	public String inspect(String sql) {
 		seen.add(sql);
-		return "/* inspected */ " + sql;
+		return sql + " -- inspected";
 	}
 
 	static List<String> seen() {

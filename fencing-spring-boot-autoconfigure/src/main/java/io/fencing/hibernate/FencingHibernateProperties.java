@@ -14,36 +14,30 @@ import org.hibernate.resource.jdbc.spi.StatementInspector;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanUtils;
-import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
-import org.springframework.core.Ordered;
 import org.springframework.util.ClassUtils;
 
 /**
- * Installs the fence in the Hibernate properties of the application's entity manager
- * factory: the interceptor, the statement inspector and the integrator of this package,
- * each wrapping what the application set there (an instance, a class or a class name), so
- * that its own interceptor, inspector and integrators keep working. Runs after the
- * application's customizers.
+ * Installs the fence in the Hibernate properties of an entity manager factory: the
+ * interceptor, the statement inspector and the integrator of this package, each wrapping
+ * what the application set there (an instance, a class or a class name), so that its own
+ * interceptor, inspector and integrators keep working.
  */
-public final class FencingHibernatePropertiesCustomizer implements HibernatePropertiesCustomizer, Ordered {
+final class FencingHibernateProperties {
 
 	private static final Interceptor NO_INTERCEPTOR = new Interceptor() {
 	};
 
 	private final @Nullable ClassLoader classLoader;
 
-	public FencingHibernatePropertiesCustomizer(@Nullable ClassLoader classLoader) {
+	FencingHibernateProperties(@Nullable ClassLoader classLoader) {
 		this.classLoader = classLoader;
 	}
 
-	@Override
-	public void customize(Map<String, Object> properties) {
+	void install(Map<String, Object> properties) {
 		Object interceptor = properties.get(AvailableSettings.INTERCEPTOR);
 		Object sessionScoped = properties.get(AvailableSettings.SESSION_SCOPED_INTERCEPTOR);
 		if (interceptor == null && sessionScoped != null) {
-			// Hibernate prefers a factory-wide interceptor to the session-scoped one:
-			// wrap
-			// the one the application uses.
+			// A factory-wide interceptor would replace the application's per-session one.
 			properties.put(AvailableSettings.SESSION_SCOPED_INTERCEPTOR, sessionScopedInterceptor(sessionScoped));
 		}
 		else if (!(interceptor instanceof FencingInterceptor)) {
@@ -85,11 +79,6 @@ public final class FencingHibernatePropertiesCustomizer implements HibernateProp
 		Class<?> implementation = (setting instanceof Class<?> given) ? given
 				: ClassUtils.resolveClassName(setting.toString(), this.classLoader);
 		return type.cast(BeanUtils.instantiateClass(implementation));
-	}
-
-	@Override
-	public int getOrder() {
-		return Ordered.LOWEST_PRECEDENCE;
 	}
 
 }

@@ -1,4 +1,4 @@
-package io.fencing.brokenentities;
+package io.fencing.brokenentities.text;
 
 import io.fencing.jpa.FencingTokenColumn;
 import jakarta.persistence.Entity;
