@@ -1,15 +1,21 @@
 package io.fencing.hibernate;
 
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalLong;
 
 import io.fencing.lock.AcceptedTokens;
 import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.PersistenceException;
 import org.hibernate.StatelessSession;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 
@@ -19,6 +25,8 @@ import org.springframework.beans.factory.ObjectProvider;
  * counter Redis lost is raised above them too.
  */
 public final class FencedEntitiesAcceptedTokens implements AcceptedTokens {
+
+	private static final Logger logger = LoggerFactory.getLogger(FencedEntitiesAcceptedTokens.class);
 
 	private final ObjectProvider<EntityManagerFactory> factories;
 
@@ -38,10 +46,21 @@ public final class FencedEntitiesAcceptedTokens implements AcceptedTokens {
 
 	private OptionalLong newest() {
 		return this.factories.orderedStream()
-			.map((factory) -> newest(factory.unwrap(SessionFactoryImplementor.class)))
+			.map(FencedEntitiesAcceptedTokens::hibernate)
+			.filter(Objects::nonNull)
+			.map(FencedEntitiesAcceptedTokens::newest)
 			.filter(OptionalLong::isPresent)
 			.mapToLong(OptionalLong::getAsLong)
 			.max();
+	}
+
+	private static @Nullable SessionFactoryImplementor hibernate(EntityManagerFactory factory) {
+		try {
+			return factory.unwrap(SessionFactoryImplementor.class);
+		}
+		catch (PersistenceException ex) {
+			return null; // another provider: no fenced entities
+		}
 	}
 
 	private static OptionalLong newest(SessionFactoryImplementor sessionFactory) {
@@ -65,6 +84,11 @@ public final class FencedEntitiesAcceptedTokens implements AcceptedTokens {
 						if (!max.wasNull() && (newest.isEmpty() || token > newest.getAsLong())) {
 							newest = OptionalLong.of(token);
 						}
+					}
+					catch (SQLException ex) {
+						// A table not created yet: skipped, as for the fenced templates.
+						logger.warn("Could not read the newest token of a fenced entity's table ({}): {}", sql,
+								ex.getMessage());
 					}
 				}
 				return newest;

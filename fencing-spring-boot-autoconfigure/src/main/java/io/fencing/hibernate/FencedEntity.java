@@ -16,7 +16,6 @@ import org.hibernate.dialect.PostgreSQLDialect;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.metamodel.mapping.AttributeMapping;
 import org.hibernate.metamodel.mapping.BasicValuedModelPart;
-import org.hibernate.metamodel.mapping.PluralAttributeMapping;
 import org.hibernate.persister.entity.EntityPersister;
 import org.jspecify.annotations.Nullable;
 
@@ -97,10 +96,11 @@ record FencedEntity(String entityName, String attribute, int stateIndex, String 
 				others.add("table " + details.getTableName());
 			}
 		});
-		persister.forEachAttributeMapping((mapping) -> {
-			if (mapping instanceof PluralAttributeMapping plural && !plural.getCollectionDescriptor().isOneToMany()) {
-				others.add("collection " + mapping.getAttributeName() + " in table "
-						+ plural.getCollectionDescriptor().getTableName());
+		// Every collection the entity owns, in embeddables too; the inverse side of an
+		// association writes nothing.
+		persister.getFactory().getMappingMetamodel().forEachCollectionDescriptor((collection) -> {
+			if (collection.getOwnerEntityPersister() == persister && !collection.isInverse()) {
+				others.add("collection " + collection.getRole() + " in table " + collection.getTableName());
 			}
 		});
 		if (!others.isEmpty()) {

@@ -26,6 +26,8 @@ import org.hibernate.event.spi.PreInsertEvent;
 import org.hibernate.event.spi.PreInsertEventListener;
 import org.hibernate.event.spi.PreUpdateEvent;
 import org.hibernate.event.spi.PreUpdateEventListener;
+import org.hibernate.event.spi.PreUpsertEvent;
+import org.hibernate.event.spi.PreUpsertEventListener;
 import org.hibernate.persister.entity.EntityPersister;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -37,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * {@link FencingStatementInspector} adds it to that statement only; a row the fence
  * refused becomes a {@link StaleWriterException} when its flush fails.
  */
-final class FencedWrites implements PreInsertEventListener, PreUpdateEventListener, PreDeleteEventListener,
-		PostUpdateEventListener, PostDeleteEventListener {
+final class FencedWrites implements PreInsertEventListener, PreUpdateEventListener, PreUpsertEventListener,
+		PreDeleteEventListener, PostUpdateEventListener, PostDeleteEventListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(FencedWrites.class);
 
@@ -92,9 +94,10 @@ final class FencedWrites implements PreInsertEventListener, PreUpdateEventListen
 		}
 	}
 
-	/** The fenced entity types, once described. */
-	List<FencedEntity> entities() {
-		return List.copyOf(this.entities.values());
+	@Override
+	public boolean onPreUpsert(PreUpsertEvent event) {
+		fenced(event.getPersister(), event.getSession(), event.getEntity());
+		return false;
 	}
 
 	@Override
@@ -142,6 +145,11 @@ final class FencedWrites implements PreInsertEventListener, PreUpdateEventListen
 		if (entity == null) {
 			PENDING.remove();
 			return null;
+		}
+		if (!(session.getJdbcSessionContext().getStatementInspector() instanceof FencingStatementInspector)) {
+			throw new IllegalStateException("Fenced entity " + entity.entityName() + "#" + id + " is written by a "
+					+ "session opened with a statement inspector of its own (or none), which would leave out the "
+					+ "fence; open it with the session factory's inspector");
 		}
 		Fence fence = new Fence(entity, currentToken(entity.entityName(), id).value());
 		PENDING.set(fence);

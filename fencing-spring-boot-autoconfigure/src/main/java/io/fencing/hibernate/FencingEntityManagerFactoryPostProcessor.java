@@ -2,6 +2,8 @@ package io.fencing.hibernate;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.persistence.PersistenceException;
 import org.hibernate.Interceptor;
@@ -9,8 +11,10 @@ import org.hibernate.boot.spi.SessionFactoryOptions;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.event.service.spi.EventListenerRegistry;
 import org.hibernate.event.spi.EventType;
+import org.hibernate.internal.EmptyInterceptor;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.orm.jpa.AbstractEntityManagerFactoryBean;
 import org.springframework.orm.jpa.JpaDialect;
@@ -19,13 +23,15 @@ import org.springframework.orm.jpa.JpaVendorAdapter;
 /**
  * Installs the fence in every entity manager factory of the context, Boot's and the
  * application's own: Hibernate properties set last, after every customizer, and a
- * {@link FencingJpaDialect} around its dialect. Once a factory is built, checks that the
- * fence is in place when it has fenced entities, and fails the startup when something
- * replaced a part of it.
+ * {@link FencingJpaDialect} around its dialect. Once every singleton exists, checks that
+ * the fence is in place in each factory with fenced entities, and fails the startup when
+ * something replaced a part of it.
  */
-public final class FencingEntityManagerFactoryPostProcessor implements BeanPostProcessor {
+public final class FencingEntityManagerFactoryPostProcessor implements BeanPostProcessor, SmartInitializingSingleton {
 
 	private final FencingHibernateProperties properties;
+
+	private final Map<String, AbstractEntityManagerFactoryBean> factories = new ConcurrentHashMap<>();
 
 	public FencingEntityManagerFactoryPostProcessor(@Nullable ClassLoader classLoader) {
 		this.properties = new FencingHibernateProperties(classLoader);
@@ -50,16 +56,28 @@ public final class FencingEntityManagerFactoryPostProcessor implements BeanPostP
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		if (bean instanceof AbstractEntityManagerFactoryBean factory) {
+			this.factories.put(beanName, factory);
+		}
+		return bean;
+	}
+
+	/**
+	 * Once every singleton exists, so that a factory built in the background is not
+	 * awaited earlier.
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		this.factories.forEach((beanName, factory) -> {
 			SessionFactoryImplementor sessionFactory;
 			try {
 				sessionFactory = factory.getNativeEntityManagerFactory().unwrap(SessionFactoryImplementor.class);
 			}
 			catch (PersistenceException ex) {
-				return bean; // not Hibernate: no fenced entities
+				return; // not Hibernate: no fenced entities
 			}
 			checkInstalled(sessionFactory, beanName);
-		}
-		return bean;
+		});
+		this.factories.clear();
 	}
 
 	private static void checkInstalled(SessionFactoryImplementor sessionFactory, String beanName) {
@@ -98,13 +116,14 @@ public final class FencingEntityManagerFactoryPostProcessor implements BeanPostP
 		}
 	}
 
+	/** Hibernate prefers a factory-wide interceptor to a session-scoped one. */
 	private static boolean fencingInterceptor(SessionFactoryOptions options) {
 		Interceptor interceptor = options.getInterceptor();
-		if (interceptor instanceof FencingInterceptor) {
-			return true;
+		if (interceptor != null && interceptor != EmptyInterceptor.INSTANCE) {
+			return interceptor instanceof FencingInterceptor;
 		}
-		return options.getStatelessInterceptorImplementorSupplier() != null
-				&& options.getStatelessInterceptorImplementorSupplier().get() instanceof FencingInterceptor;
+		return options
+			.getStatelessInterceptorImplementorSupplier() instanceof FencingHibernateProperties.SessionScopedInterceptor;
 	}
 
 }

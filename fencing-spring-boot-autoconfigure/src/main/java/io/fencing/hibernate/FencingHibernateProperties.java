@@ -61,11 +61,21 @@ final class FencingHibernateProperties {
 	@SuppressWarnings("unchecked")
 	private Supplier<Interceptor> sessionScopedInterceptor(Object setting) {
 		if (setting instanceof Supplier<?> supplier) {
-			return () -> new FencingInterceptor((Interceptor) supplier.get());
+			return new SessionScopedInterceptor(() -> (Interceptor) supplier.get());
 		}
 		Class<? extends Interceptor> type = (setting instanceof Class<?> given) ? (Class<? extends Interceptor>) given
 				: (Class<? extends Interceptor>) ClassUtils.resolveClassName(setting.toString(), this.classLoader);
-		return () -> new FencingInterceptor(BeanUtils.instantiateClass(type));
+		return new SessionScopedInterceptor(() -> BeanUtils.instantiateClass(type));
+	}
+
+	/** A new {@link FencingInterceptor} per session, around the application's. */
+	record SessionScopedInterceptor(Supplier<Interceptor> application) implements Supplier<Interceptor> {
+
+		@Override
+		public Interceptor get() {
+			return new FencingInterceptor(this.application.get());
+		}
+
 	}
 
 	/** The setting's instance: itself, or a new instance of the class it is or names. */

@@ -39,6 +39,7 @@ final class FencingIntegrator implements Integrator {
 			.requireService(EventListenerRegistry.class);
 		listeners.appendListeners(EventType.PRE_INSERT, writes);
 		listeners.appendListeners(EventType.PRE_UPDATE, writes);
+		listeners.appendListeners(EventType.PRE_UPSERT, writes);
 		listeners.appendListeners(EventType.PRE_DELETE, writes);
 		listeners.appendListeners(EventType.POST_UPDATE, writes);
 		listeners.appendListeners(EventType.POST_DELETE, writes);

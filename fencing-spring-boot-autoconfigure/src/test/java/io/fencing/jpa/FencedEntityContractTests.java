@@ -31,6 +31,7 @@ import io.fencing.test.CounterLoss;
 import io.fencing.test.Latches;
 import io.fencing.test.TestServices;
 import jakarta.persistence.EntityManagerFactory;
+import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.StatelessSession;
 import org.hibernate.boot.model.naming.Identifier;
@@ -292,6 +293,43 @@ abstract class FencedEntityContractTests {
 	}
 
 	@Test
+	void theApplicationsIntegratorsStillRun() {
+		int before = RecordingIntegratorProvider.integrated();
+		this.contextRunner
+			.withPropertyValues("spring.jpa.properties.hibernate.integrator_provider="
+					+ RecordingIntegratorProvider.class.getName())
+			.run((context) -> {
+				assertThat(RecordingIntegratorProvider.integrated()).isEqualTo(before + 1);
+				FencedStocks stocks = context.getBean(FencedStocks.class);
+				inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
+				Stale stale = pausedOwner(context, () -> stocks.findById("A-1").orElseThrow(),
+						() -> stocks.findById("A-1").orElseThrow().setQuantity(8),
+						() -> stocks.findById("A-1").orElseThrow().setQuantity(5));
+				assertThat(stale.failure()).isInstanceOf(StaleWriterException.class);
+			});
+	}
+
+	@Test
+	void aFencedEntityWrittenWithTheTokensOfSeveralLocksBoundIsRefused() {
+		this.contextRunner.run((context) -> {
+			FencedStocks stocks = context.getBean(FencedStocks.class);
+			inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
+			String other = this.lock + "-other";
+			assertThatThrownBy(() -> tasks.run(this.lock,
+					(outer) -> tasks.run(other,
+							(inner) -> transaction.executeWithoutResult(
+									(status) -> stocks.findById("A-1").orElseThrow().setQuantity(5)))))
+				.rootCause()
+				.hasMessageContaining("several locks are bound to this thread")
+				.hasMessageContaining("'" + this.lock + "'")
+				.hasMessageContaining("'" + other + "'");
+			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 10);
+		});
+	}
+
+	@Test
 	void anUpdateTheFenceCannotReadIsRefusedBeforeItRuns() {
 		this.contextRunner.run((context) -> {
 			ProcedureStocks stocks = context.getBean(ProcedureStocks.class);
@@ -335,6 +373,24 @@ abstract class FencedEntityContractTests {
 				// Nothing of the refused writes is left on the thread: a plain write goes
 				// out as written.
 				context.getBean(PlainStocks.class).save(new PlainStock("P-1", 1));
+			});
+			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 10);
+		});
+	}
+
+	@Test
+	void aSessionOpenedWithoutTheFencesInspectorCannotWriteAFencedEntity() {
+		this.contextRunner.run((context) -> {
+			FencedStocks stocks = context.getBean(FencedStocks.class);
+			inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
+			SessionFactory sessions = context.getBean(EntityManagerFactory.class).unwrap(SessionFactory.class);
+			inTask(context, (token) -> {
+				try (Session session = sessions.withOptions().noStatementInspector().openSession()) {
+					session.beginTransaction();
+					session.get(FencedStock.class, "A-1").setQuantity(5);
+					assertThatThrownBy(session::flush).hasStackTraceContaining("statement inspector of its own");
+					session.getTransaction().rollback();
+				}
 			});
 			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 10);
 		});

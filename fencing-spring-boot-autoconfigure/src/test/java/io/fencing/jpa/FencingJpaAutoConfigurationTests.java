@@ -5,9 +5,12 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import io.fencing.autoconfigure.FencingJpaAutoConfiguration;
+import io.fencing.allowedentities.Warehouse;
 import io.fencing.brokenentities.collection.TaggedStock;
+import io.fencing.brokenentities.embedded.ShelfStock;
 import io.fencing.brokenentities.joined.JoinedStock;
 import io.fencing.brokenentities.text.TextTokenStock;
+import io.fencing.brokenentities.unidirectional.ParentStock;
 import io.fencing.hibernate.FencedEntitiesAcceptedTokens;
 import io.fencing.hibernate.FencingEntityManagerFactoryPostProcessor;
 import io.fencing.hibernate.FencingJpaDialect;
@@ -74,9 +77,9 @@ class FencingJpaAutoConfigurationTests {
 		LocalContainerEntityManagerFactoryBean factory = OwnEntityManagerFactory.factory(TestServices.h2());
 		factory.afterPropertiesSet();
 		try {
-			assertThatIllegalStateException()
-				.isThrownBy(() -> new FencingEntityManagerFactoryPostProcessor(null)
-					.postProcessAfterInitialization(factory, "unfenced"))
+			FencingEntityManagerFactoryPostProcessor postProcessor = new FencingEntityManagerFactoryPostProcessor(null);
+			postProcessor.postProcessAfterInitialization(factory, "unfenced");
+			assertThatIllegalStateException().isThrownBy(postProcessor::afterSingletonsInstantiated)
 				.withMessageContaining("Entity manager factory 'unfenced' has fenced entities")
 				.withMessageContaining(FencedStock.class.getName())
 				.withMessageContaining("statement inspector (hibernate.session_factory.statement_inspector)")
@@ -122,7 +125,24 @@ class FencingJpaAutoConfigurationTests {
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.hasMessageContaining("@FencingTokenColumn on " + TaggedStock.class.getName() + ".lastToken")
-				.hasMessageContaining("collection tags in table tagged_stock_tags"));
+				.hasMessageContaining(
+						"collection " + TaggedStock.class.getName() + ".tags in table tagged_stock_tags"));
+		this.contextRunner.withUserConfiguration(EmbeddedCollectionEntities.class)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("@FencingTokenColumn on " + ShelfStock.class.getName() + ".lastToken")
+				.hasMessageContaining(".details.labels in table shelf_stock_labels"));
+		this.contextRunner.withUserConfiguration(UnidirectionalEntities.class)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("@FencingTokenColumn on " + ParentStock.class.getName() + ".lastToken")
+				.hasMessageContaining(".parts in table parent_stock$part"));
+	}
+
+	@Test
+	void associationsThatWriteOnlyTheirOwnSideAreAllowed() {
+		this.contextRunner.withUserConfiguration(AllowedEntities.class)
+			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	private static void assertFenced(EntityManagerFactory factory) {
@@ -148,6 +168,24 @@ class FencingJpaAutoConfigurationTests {
 	@Configuration(proxyBeanMethods = false)
 	@EntityScan(basePackageClasses = TaggedStock.class)
 	static class CollectionEntities {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EntityScan(basePackageClasses = ShelfStock.class)
+	static class EmbeddedCollectionEntities {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EntityScan(basePackageClasses = ParentStock.class)
+	static class UnidirectionalEntities {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EntityScan(basePackageClasses = Warehouse.class)
+	static class AllowedEntities {
 
 	}
 
