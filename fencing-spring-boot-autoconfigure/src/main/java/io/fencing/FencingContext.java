@@ -21,12 +21,29 @@ public final class FencingContext {
 	 * @throws NoFencingTokenException when no token is bound
 	 */
 	public static FencingToken current() {
+		return innermost().token();
+	}
+
+	/**
+	 * Whether the innermost bound lock is still this task's: its task has not released
+	 * it, its fixed lease has not run out by this process's clock, and Redis confirms
+	 * that this acquisition still holds it (one round trip; {@code false} when Redis
+	 * cannot answer). Ask before a side effect that no fence can refuse, such as a
+	 * message sent or a payment made. {@code true} is no guarantee, as the process may
+	 * pause right after: only a fenced write is checked by the storage itself.
+	 * @throws NoFencingTokenException when no token is bound
+	 */
+	public static boolean isLeaseValid() {
+		return innermost().acquisition().isHeldInRedis();
+	}
+
+	private static Binding innermost() {
 		Binding binding = TokenBindings.current();
 		if (binding == null) {
 			throw new NoFencingTokenException("No fencing token is bound to thread '" + Thread.currentThread().getName()
 					+ "': call this from a @FencedTask method, or from a task passed through FencingContext.wrap(...)");
 		}
-		return binding.token();
+		return binding;
 	}
 
 	/**

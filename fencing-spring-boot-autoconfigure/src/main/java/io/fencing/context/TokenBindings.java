@@ -3,6 +3,7 @@ package io.fencing.context;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import io.fencing.FencingToken;
@@ -190,6 +191,8 @@ public final class TokenBindings {
 
 		private final boolean fixedLease;
 
+		private final BooleanSupplier heldInRedis;
+
 		private volatile boolean ended;
 
 		private final AtomicLong newestRefusingToken = new AtomicLong(Long.MIN_VALUE);
@@ -206,9 +209,22 @@ public final class TokenBindings {
 		 * ends)
 		 */
 		public Acquisition(FencingToken token, long leaseEndNanos, boolean fixedLease) {
+			this(token, leaseEndNanos, fixedLease, () -> true);
+		}
+
+		/**
+		 * @param token the token of this acquisition
+		 * @param leaseEndNanos {@link System#nanoTime()} when a fixed lease ends
+		 * @param fixedLease whether the lease is fixed (otherwise renewed until the task
+		 * ends)
+		 * @param heldInRedis asks Redis whether this acquisition's owner still holds the
+		 * lock
+		 */
+		public Acquisition(FencingToken token, long leaseEndNanos, boolean fixedLease, BooleanSupplier heldInRedis) {
 			this.token = token;
 			this.leaseEndNanos = leaseEndNanos;
 			this.fixedLease = fixedLease;
+			this.heldInRedis = heldInRedis;
 		}
 
 		public FencingToken token() {
@@ -232,6 +248,14 @@ public final class TokenBindings {
 		 */
 		public boolean isHeld() {
 			return !this.ended && (!this.fixedLease || System.nanoTime() - this.leaseEndNanos < 0);
+		}
+
+		/**
+		 * Whether Redis confirms that this acquisition's owner holds the lock now, as far
+		 * as this process can tell first: one round trip.
+		 */
+		public boolean isHeldInRedis() {
+			return isHeld() && this.heldInRedis.getAsBoolean();
 		}
 
 		/**

@@ -364,6 +364,27 @@ public class FencedLocks implements AutoCloseable {
 	}
 
 	/**
+	 * Whether Redis says this acquisition's owner still holds the lock, read on the
+	 * master; {@code false} when Redis cannot answer.
+	 */
+	public boolean isHeld(HeldLock held) {
+		RedissonFencedLock lock = held.lock();
+		String ownerField = lock.getServiceManager().getId() + ":" + held.owner();
+		try {
+			Long exists = script().eval(lock.getName(), RScript.Mode.READ_WRITE,
+					"return redis.call('hexists', KEYS[1], ARGV[1])", RScript.ReturnType.LONG,
+					List.of(rawKey(lock.getRawName())), ownerField);
+			return exists != null && exists == 1L;
+		}
+		catch (RuntimeException ex) {
+			logger.debug(
+					"Could not ask " + this.redisDescription + " whether lock '" + lock.getName() + "' is still held",
+					ex);
+			return false;
+		}
+	}
+
+	/**
 	 * Whether the counter of the held lock was checked against the stored tokens since
 	 * Redis last lost it: the mark lives beside the counter, in the same slot, and goes
 	 * when Redis loses data.

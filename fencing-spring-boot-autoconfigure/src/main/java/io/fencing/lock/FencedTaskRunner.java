@@ -193,8 +193,10 @@ public class FencedTaskRunner implements AutoCloseable {
 				throw ex;
 			}
 			Duration lease = held.leaseTime();
+			HeldLock acquired = held;
 			Acquisition acquisition = new Acquisition(held.token(),
-					held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null);
+					held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null,
+					() -> this.locks.isHeld(acquired));
 			return new TaskRun(this, task, observation, held, acquisition);
 		}
 		catch (RuntimeException | Error ex) {

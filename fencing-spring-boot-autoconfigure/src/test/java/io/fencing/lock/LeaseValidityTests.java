@@ -1,0 +1,105 @@
+package io.fencing.lock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import io.fencing.FencedTasks;
+import io.fencing.FencingContext;
+import io.fencing.NoFencingTokenException;
+import io.fencing.OnBusy;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.test.TestServices;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link FencingContext#isLeaseValid()}: what a running task learns before a side effect
+ * no fence can refuse, on a real Redis.
+ */
+class LeaseValidityTests {
+
+	private final String lock = "fencing-lease-" + UUID.randomUUID();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+				FencingAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl());
+
+	@Test
+	void aFixedLeaseIsValidUntilItRunsOut() {
+		this.contextRunner.run((context) -> {
+			RedissonClient redisson = context.getBean(RedissonClient.class);
+			List<Boolean> answers = new ArrayList<>();
+			assertThat(context.getBean(FencedTasks.class)
+				.task(this.lock)
+				.leaseTime(Duration.ofSeconds(1))
+				.onBusy(OnBusy.FAIL)
+				.run((token) -> {
+					answers.add(FencingContext.isLeaseValid());
+					await().atMost(Duration.ofSeconds(5)).until(() -> !redisson.getFencedLock(this.lock).isLocked());
+					answers.add(FencingContext.isLeaseValid());
+				})).isTrue();
+			assertThat(answers).containsExactly(true, false);
+		});
+	}
+
+	@Test
+	void aRenewedLeaseIsValidUntilRedisLosesTheLock() {
+		this.contextRunner.run((context) -> {
+			RedissonClient redisson = context.getBean(RedissonClient.class);
+			List<Boolean> answers = new ArrayList<>();
+			assertThat(context.getBean(FencedTasks.class).task(this.lock).onBusy(OnBusy.FAIL).run((token) -> {
+				answers.add(FencingContext.isLeaseValid());
+				// As a failover to a replica that never saw the acquisition would.
+				redisson.getKeys().delete(this.lock);
+				answers.add(FencingContext.isLeaseValid());
+			})).isTrue();
+			assertThat(answers).containsExactly(true, false);
+		});
+	}
+
+	@Test
+	void aLockANewerOwnerTookIsNotValidForTheOldOne() {
+		this.contextRunner.run((context) -> {
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			List<Boolean> answers = new ArrayList<>();
+			assertThat(tasks.task(this.lock).leaseTime(Duration.ofSeconds(30)).onBusy(OnBusy.FAIL).run((token) -> {
+				context.getBean(RedissonClient.class).getFencedLock(this.lock).forceUnlock();
+				Thread newer = new Thread(() -> tasks.task(this.lock).onBusy(OnBusy.FAIL).run((newerToken) -> {
+					answers.add(FencingContext.isLeaseValid());
+				}));
+				newer.start();
+				join(newer);
+				answers.add(FencingContext.isLeaseValid());
+			})).isTrue();
+			assertThat(answers).containsExactly(true, false);
+		});
+	}
+
+	@Test
+	void withoutATokenThereIsNoLeaseToAskAbout() {
+		assertThatExceptionOfType(NoFencingTokenException.class).isThrownBy(FencingContext::isLeaseValid);
+	}
+
+	private static void join(Thread thread) {
+		try {
+			thread.join(Duration.ofSeconds(10).toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
