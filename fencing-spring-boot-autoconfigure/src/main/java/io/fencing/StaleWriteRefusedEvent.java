@@ -4,10 +4,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The storage refused a guarded write of a {@link io.fencing.jdbc.FencedJdbcTemplate}
- * bean: a row it targets holds a newer token. Published on the writer's thread just
- * before {@link StaleWriterException} reaches the caller, inside the caller's transaction
- * if there is one (its refused statement may still hold row locks): keep listeners short,
- * or hand the work to another thread.
+ * bean, or the flush of a {@link io.fencing.jpa.FencingTokenColumn fenced entity}: a row
+ * it targets holds a newer token. Published on the writer's thread just before
+ * {@link StaleWriterException} reaches the caller, inside the caller's transaction if
+ * there is one (its refused statement may still hold row locks): keep listeners short, or
+ * hand the work to another thread.
  */
 public class StaleWriteRefusedEvent extends FencingEvent {
 

@@ -4,6 +4,7 @@ import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 import io.fencing.FencingToken;
 import io.fencing.NoFencingTokenException;
@@ -46,7 +47,16 @@ final class FencedWrites implements PreInsertEventListener, PreUpdateEventListen
 
 	private static final ThreadLocal<Fence> PENDING = new ThreadLocal<>();
 
+	private final BiConsumer<StaleWriterException, String> refusals;
+
 	private volatile Map<String, FencedEntity> entities = Map.of();
+
+	/**
+	 * @param refusals told of each refused write and its table, on the writer's thread
+	 */
+	FencedWrites(BiConsumer<StaleWriterException, String> refusals) {
+		this.refusals = refusals;
+	}
 
 	/**
 	 * The fence of the statement about to be written on this thread: the rows of the
@@ -247,6 +257,7 @@ final class FencedWrites implements PreInsertEventListener, PreUpdateEventListen
 		TokenBindings.reportRefusal(token, accepted);
 		StaleWriterException refused = new StaleWriterException(token.lockName(), token.value(), accepted);
 		refused.initCause(ex);
+		this.refusals.accept(refused, entity.table());
 		return refused;
 	}
 

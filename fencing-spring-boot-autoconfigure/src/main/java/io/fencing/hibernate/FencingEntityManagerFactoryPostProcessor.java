@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.fencing.StaleWriteRefusedEvent;
+import io.fencing.event.FencingEventPublisher;
 import jakarta.persistence.PersistenceException;
 import org.hibernate.Interceptor;
 import org.hibernate.boot.spi.SessionFactoryOptions;
@@ -16,6 +18,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.orm.jpa.AbstractEntityManagerFactoryBean;
 import org.springframework.orm.jpa.JpaDialect;
 import org.springframework.orm.jpa.JpaVendorAdapter;
@@ -23,18 +27,28 @@ import org.springframework.orm.jpa.JpaVendorAdapter;
 /**
  * Installs the fence in every entity manager factory of the context, Boot's and the
  * application's own: Hibernate properties set last, after every customizer, and a
- * {@link FencingJpaDialect} around its dialect. Once every singleton exists, checks that
+ * {@link FencingJpaDialect} around its dialect; a refused write of a fenced entity is
+ * published as a {@link StaleWriteRefusedEvent}. Once every singleton exists, checks that
  * the fence is in place in each factory with fenced entities, and fails the startup when
  * something replaced a part of it.
  */
-public final class FencingEntityManagerFactoryPostProcessor implements BeanPostProcessor, SmartInitializingSingleton {
+public final class FencingEntityManagerFactoryPostProcessor
+		implements BeanPostProcessor, SmartInitializingSingleton, ApplicationEventPublisherAware {
 
 	private final FencingHibernateProperties properties;
 
 	private final Map<String, AbstractEntityManagerFactoryBean> factories = new ConcurrentHashMap<>();
 
+	private volatile FencingEventPublisher events = FencingEventPublisher.NONE;
+
 	public FencingEntityManagerFactoryPostProcessor(@Nullable ClassLoader classLoader) {
-		this.properties = new FencingHibernateProperties(classLoader);
+		this.properties = new FencingHibernateProperties(classLoader,
+				(refusal, table) -> this.events.publish(new StaleWriteRefusedEvent(this, refusal, table)));
+	}
+
+	@Override
+	public void setApplicationEventPublisher(ApplicationEventPublisher publisher) {
+		this.events = new FencingEventPublisher(publisher);
 	}
 
 	@Override

@@ -3,7 +3,10 @@ package io.fencing.hibernate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+
+import io.fencing.StaleWriterException;
 
 import org.hibernate.Interceptor;
 import org.hibernate.cfg.AvailableSettings;
@@ -29,8 +32,11 @@ final class FencingHibernateProperties {
 
 	private final @Nullable ClassLoader classLoader;
 
-	FencingHibernateProperties(@Nullable ClassLoader classLoader) {
+	private final BiConsumer<StaleWriterException, String> refusals;
+
+	FencingHibernateProperties(@Nullable ClassLoader classLoader, BiConsumer<StaleWriterException, String> refusals) {
 		this.classLoader = classLoader;
+		this.refusals = refusals;
 	}
 
 	void install(Map<String, Object> properties) {
@@ -53,7 +59,7 @@ final class FencingHibernateProperties {
 				IntegratorProvider.class, List::of);
 		properties.put(JpaSettings.INTEGRATOR_PROVIDER, (IntegratorProvider) () -> {
 			List<Integrator> all = new ArrayList<>(integrators.getIntegrators());
-			all.add(new FencingIntegrator());
+			all.add(new FencingIntegrator(this.refusals));
 			return all;
 		});
 	}

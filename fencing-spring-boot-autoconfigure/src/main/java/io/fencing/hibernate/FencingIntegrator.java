@@ -2,6 +2,9 @@ package io.fencing.hibernate;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
+
+import io.fencing.StaleWriterException;
 
 import org.hibernate.SessionFactory;
 import org.hibernate.SessionFactoryObserver;
@@ -24,6 +27,12 @@ import org.hibernate.mapping.PersistentClass;
  */
 final class FencingIntegrator implements Integrator {
 
+	private final BiConsumer<StaleWriterException, String> refusals;
+
+	FencingIntegrator(BiConsumer<StaleWriterException, String> refusals) {
+		this.refusals = refusals;
+	}
+
 	@Override
 	public void integrate(Metadata metadata, BootstrapContext bootstrapContext,
 			SessionFactoryImplementor sessionFactory) {
@@ -34,7 +43,7 @@ final class FencingIntegrator implements Integrator {
 				entity.setDeleteExpectation(FencedRowCount::new);
 			}
 		}
-		FencedWrites writes = new FencedWrites();
+		FencedWrites writes = new FencedWrites(this.refusals);
 		EventListenerRegistry listeners = sessionFactory.getServiceRegistry()
 			.requireService(EventListenerRegistry.class);
 		listeners.appendListeners(EventType.PRE_INSERT, writes);

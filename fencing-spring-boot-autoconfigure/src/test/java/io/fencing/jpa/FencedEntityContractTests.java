@@ -5,8 +5,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +22,7 @@ import io.fencing.FencedTasks;
 import io.fencing.FencingToken;
 import io.fencing.NoFencingTokenException;
 import io.fencing.OnBusy;
+import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJpaAutoConfiguration;
@@ -49,6 +52,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationListener;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -77,6 +81,7 @@ abstract class FencedEntityContractTests {
 		.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource()))
 		.withBean(PhysicalNamingStrategy.class, () -> new SuffixedTables(this.suffix))
 		.withUserConfiguration(StockRepositories.class)
+		.withBean(RefusedWrites.class)
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(),
 				"spring.jpa.hibernate.ddl-auto=create-drop");
 
@@ -116,6 +121,12 @@ abstract class FencedEntityContractTests {
 		assertThat(refused.getAcceptedToken()).isEqualTo(stale.b());
 		assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 8)
 			.containsEntry("last_token", stale.b());
+		assertThat(context.getBean(RefusedWrites.class).events()).singleElement().satisfies((event) -> {
+			assertThat(event.getLockName()).isEqualTo(this.lock);
+			assertThat(event.getToken()).isEqualTo(stale.a());
+			assertThat(event.getAcceptedToken()).isEqualTo(stale.b());
+			assertThat(event.getTable()).isEqualTo(table("fenced_stock"));
+		});
 
 		FencingToken again = inTask(context, (token) -> stocks.findById("A-1").orElseThrow().setQuantity(9));
 		assertThat(again.value()).isGreaterThan(stale.b());
@@ -484,6 +495,22 @@ abstract class FencedEntityContractTests {
 		Map<String, Object> lowerCase = new HashMap<>();
 		row.forEach((column, value) -> lowerCase.put(column.toLowerCase(Locale.ROOT), value));
 		return lowerCase;
+	}
+
+	/** The refusals the application heard of. */
+	static class RefusedWrites implements ApplicationListener<StaleWriteRefusedEvent> {
+
+		private final Queue<StaleWriteRefusedEvent> events = new ConcurrentLinkedQueue<>();
+
+		@Override
+		public void onApplicationEvent(StaleWriteRefusedEvent event) {
+			this.events.add(event);
+		}
+
+		List<StaleWriteRefusedEvent> events() {
+			return List.copyOf(this.events);
+		}
+
 	}
 
 	/** A stale owner's tokens and what its commit raised, if anything. */
