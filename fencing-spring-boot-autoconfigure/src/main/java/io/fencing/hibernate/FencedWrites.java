@@ -114,7 +114,8 @@ final class FencedWrites implements PreInsertEventListener, PreUpdateEventListen
 	public boolean onPreInsert(PreInsertEvent event) {
 		FencedEntity entity = fenced(event.getPersister(), event.getSession(), event.getEntity());
 		if (entity != null) {
-			checkTokenWritten(entity, event.getId(), event.getState()[entity.stateIndex()], "inserted");
+			checkTokenWritten(entity, event.getId(), event.getState()[entity.stateIndex()],
+					currentToken(entity.entityName(), event.getId()).value(), "inserted");
 		}
 		return false;
 	}
@@ -123,7 +124,8 @@ final class FencedWrites implements PreInsertEventListener, PreUpdateEventListen
 	public boolean onPreUpdate(PreUpdateEvent event) {
 		Fence fence = markFence(event.getPersister(), event.getSession(), event.getEntity(), event.getId());
 		if (fence != null) {
-			checkTokenWritten(fence.entity(), event.getId(), event.getState()[fence.entity().stateIndex()], "updated");
+			checkTokenWritten(fence.entity(), event.getId(), event.getState()[fence.entity().stateIndex()],
+					fence.token(), "updated");
 		}
 		return false;
 	}
@@ -132,8 +134,7 @@ final class FencedWrites implements PreInsertEventListener, PreUpdateEventListen
 	 * FencingInterceptor sets the token while Hibernate checks the entity for changes.
 	 */
 	private static void checkTokenWritten(FencedEntity entity, @Nullable Object id, @Nullable Object written,
-			String write) {
-		long token = currentToken(entity.entityName(), id).value();
+			long token, String write) {
 		if (!(written instanceof Long value) || value != token) {
 			throw new IllegalStateException("Fenced entity " + entity.entityName() + "#" + id + " is about to be "
 					+ write + " with token " + written + " instead of the current token " + token

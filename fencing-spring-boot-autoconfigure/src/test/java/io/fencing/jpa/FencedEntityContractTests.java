@@ -54,6 +54,7 @@ import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfigu
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationListener;
 import org.springframework.dao.OptimisticLockingFailureException;
+import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -110,9 +111,7 @@ abstract class FencedEntityContractTests {
 		assertThat(context).hasNotFailed();
 		FencedStocks stocks = context.getBean(FencedStocks.class);
 		inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
-		Stale stale = pausedOwner(context, () -> stocks.findById("A-1").orElseThrow(),
-				() -> stocks.findById("A-1").orElseThrow().setQuantity(8),
-				() -> stocks.findById("A-1").orElseThrow().setQuantity(5));
+		Stale stale = staleQuantityWrite(context, stocks);
 		assertThat(stale.failure()).isInstanceOf(StaleWriterException.class)
 			.hasMessageContaining("token " + stale.a() + " is older than accepted token " + stale.b());
 		StaleWriterException refused = (StaleWriterException) stale.failure();
@@ -246,9 +245,7 @@ abstract class FencedEntityContractTests {
 		this.contextRunner.withPropertyValues(BATCHING).run((context) -> {
 			VersionedStocks stocks = context.getBean(VersionedStocks.class);
 			inTask(context, (token) -> stocks.save(new VersionedStock("A-1", 10)));
-			Stale stale = pausedOwner(context, () -> stocks.findById("A-1").orElseThrow(),
-					() -> stocks.findById("A-1").orElseThrow().setQuantity(8),
-					() -> stocks.findById("A-1").orElseThrow().setQuantity(5));
+			Stale stale = staleQuantityWrite(context, stocks);
 			assertThat(stale.failure()).isInstanceOf(StaleWriterException.class);
 			assertThat(row(context, "versioned_stock", "A-1")).containsEntry("quantity", 8)
 				.containsEntry("fence_token", stale.b())
@@ -313,9 +310,7 @@ abstract class FencedEntityContractTests {
 				assertThat(RecordingIntegratorProvider.integrated()).isEqualTo(before + 1);
 				FencedStocks stocks = context.getBean(FencedStocks.class);
 				inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
-				Stale stale = pausedOwner(context, () -> stocks.findById("A-1").orElseThrow(),
-						() -> stocks.findById("A-1").orElseThrow().setQuantity(8),
-						() -> stocks.findById("A-1").orElseThrow().setQuantity(5));
+				Stale stale = staleQuantityWrite(context, stocks);
 				assertThat(stale.failure()).isInstanceOf(StaleWriterException.class);
 			});
 	}
@@ -426,9 +421,7 @@ abstract class FencedEntityContractTests {
 			.run((context) -> {
 				FencedStocks stocks = context.getBean(FencedStocks.class);
 				inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
-				Stale stale = pausedOwner(context, () -> stocks.findById("A-1").orElseThrow(),
-						() -> stocks.findById("A-1").orElseThrow().setQuantity(8),
-						() -> stocks.findById("A-1").orElseThrow().setQuantity(5));
+				Stale stale = staleQuantityWrite(context, stocks);
 				assertThat(stale.failure()).isInstanceOf(StaleWriterException.class);
 				assertThat(RecordingStatementInspector.seen())
 					.anyMatch((sql) -> sql.startsWith("update fenced_stock" + this.suffix));
@@ -448,6 +441,16 @@ abstract class FencedEntityContractTests {
 			transaction.executeWithoutResult((status) -> body.accept(token));
 		})).isTrue();
 		return new FencingToken(this.lock, value.get());
+	}
+
+	/**
+	 * The reference timeline's writes of row A-1: A loads it and pauses, B writes 8, A
+	 * resumes and writes 5.
+	 */
+	private Stale staleQuantityWrite(ApplicationContext context, JpaRepository<? extends StockRow, String> stocks) {
+		return pausedOwner(context, () -> stocks.findById("A-1").orElseThrow(),
+				() -> stocks.findById("A-1").orElseThrow().setQuantity(8),
+				() -> stocks.findById("A-1").orElseThrow().setQuantity(5));
 	}
 
 	/**
