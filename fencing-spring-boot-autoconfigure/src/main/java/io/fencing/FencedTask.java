@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Runs the annotated method only while this process holds the Redisson fenced lock named
  * by {@link #value()}, with the lock's fencing token bound to the running thread (see
@@ -21,6 +23,7 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective // in a native image, the method's annotation and parameter names are read
 public @interface FencedTask {
 
 	/**

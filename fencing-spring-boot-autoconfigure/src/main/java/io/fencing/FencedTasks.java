@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 import io.fencing.lock.FencedTaskRunner;
+import io.fencing.lock.SettingSources;
 import io.fencing.lock.TaskDefinition;
 import org.jspecify.annotations.Nullable;
 
@@ -84,7 +85,7 @@ public class FencedTasks {
 	public Task task(String lockName) {
 		String problem = FencedTaskRunner.lockNameProblem(lockName);
 		Assert.isTrue(problem == null, () -> "FencedTasks.task(" + lockName + "): " + problem);
-		return new Task(lockName, lockName, this.leaseTime, this.waitTime, this.onBusy);
+		return new Task(lockName, lockName, this.leaseTime, this.waitTime, this.onBusy, 0);
 	}
 
 	/** A fenced task with its settings; immutable, each setter returns a new task. */
@@ -100,12 +101,17 @@ public class FencedTasks {
 
 		private final OnBusy onBusy;
 
-		private Task(String lockName, String taskName, @Nullable Duration leaseTime, Duration waitTime, OnBusy onBusy) {
+		/** The settings given per call, {@link SettingSources} flags. */
+		private final int perCall;
+
+		private Task(String lockName, String taskName, @Nullable Duration leaseTime, Duration waitTime, OnBusy onBusy,
+				int perCall) {
 			this.lockName = lockName;
 			this.taskName = taskName;
 			this.leaseTime = leaseTime;
 			this.waitTime = waitTime;
 			this.onBusy = onBusy;
+			this.perCall = perCall;
 		}
 
 		/**
@@ -115,21 +121,24 @@ public class FencedTasks {
 		public Task leaseTime(@Nullable Duration leaseTime) {
 			Assert.isTrue(leaseTime == null || leaseTime.compareTo(Duration.ofMillis(1)) >= 0,
 					() -> "leaseTime must be at least 1ms, was " + leaseTime + "; pass null for the watchdog lease");
-			return new Task(this.lockName, this.taskName, leaseTime, this.waitTime, this.onBusy);
+			return new Task(this.lockName, this.taskName, leaseTime, this.waitTime, this.onBusy,
+					this.perCall | SettingSources.LEASE_TIME_PER_CALL);
 		}
 
 		/** How long to wait for a busy lock; zero makes one attempt. */
 		public Task waitTime(Duration waitTime) {
 			Assert.isTrue(waitTime != null && !waitTime.isNegative(),
 					() -> "waitTime must not be null or negative, was " + waitTime);
-			return new Task(this.lockName, this.taskName, this.leaseTime, waitTime, this.onBusy);
+			return new Task(this.lockName, this.taskName, this.leaseTime, waitTime, this.onBusy,
+					this.perCall | SettingSources.WAIT_TIME_PER_CALL);
 		}
 
 		/** {@code SKIP} or {@code FAIL} when the lock stays busy. */
 		public Task onBusy(OnBusy onBusy) {
 			Assert.isTrue(onBusy == OnBusy.SKIP || onBusy == OnBusy.FAIL,
 					() -> "onBusy must be SKIP or FAIL, was " + onBusy);
-			return new Task(this.lockName, this.taskName, this.leaseTime, this.waitTime, onBusy);
+			return new Task(this.lockName, this.taskName, this.leaseTime, this.waitTime, onBusy,
+					this.perCall | SettingSources.ON_BUSY_PER_CALL);
 		}
 
 		/**
@@ -138,7 +147,7 @@ public class FencedTasks {
 		 */
 		public Task observedAs(String taskName) {
 			Assert.hasText(taskName, "taskName must not be blank");
-			return new Task(this.lockName, taskName, this.leaseTime, this.waitTime, this.onBusy);
+			return new Task(this.lockName, taskName, this.leaseTime, this.waitTime, this.onBusy, this.perCall);
 		}
 
 		/**
@@ -160,7 +169,8 @@ public class FencedTasks {
 		public <T> Result<T> call(Function<FencingToken, ? extends @Nullable T> body) {
 			Assert.notNull(body, "body must not be null");
 			TaskDefinition task = new TaskDefinition(this.taskName, this.lockName,
-					"FencedTasks task '" + this.lockName + "'", this.leaseTime, this.waitTime, this.onBusy);
+					"FencedTasks task '" + this.lockName + "'", this.leaseTime, this.waitTime, this.onBusy,
+					SettingSources.programmatic(this.perCall));
 			Object result;
 			try {
 				result = FencedTasks.this.runner.run(task, body::apply);

@@ -20,11 +20,29 @@ public class StaleWriteRefusedEvent extends FencingEvent {
 
 	private final String table;
 
+	private final @Nullable String taskName;
+
+	/**
+	 * A refusal whose task is not known.
+	 * @param refusal the refusal
+	 * @param table the table of the refused statement
+	 */
 	public StaleWriteRefusedEvent(Object source, StaleWriterException refusal, String table) {
+		this(source, refusal, table, null);
+	}
+
+	/**
+	 * @param refusal the refusal
+	 * @param table the table of the refused statement
+	 * @param taskName the task whose run's token was refused, {@code null} if unknown
+	 */
+	public StaleWriteRefusedEvent(Object source, StaleWriterException refusal, String table,
+			@Nullable String taskName) {
 		super(source, refusal.getLockName());
 		this.token = refusal.getToken();
 		this.acceptedToken = refusal.getAcceptedToken();
 		this.table = table;
+		this.taskName = taskName;
 	}
 
 	/** The refused token. */
@@ -40,6 +58,15 @@ public class StaleWriteRefusedEvent extends FencingEvent {
 	/** The table of the refused statement, as the statement names it. */
 	public String getTable() {
 		return this.table;
+	}
+
+	/**
+	 * The task whose run's token was refused (a {@code @FencedTask} value, or the name a
+	 * {@link FencedTasks} task is observed as), or {@code null} when the refused token
+	 * was not taken by a run on the writer's thread (a token passed explicitly).
+	 */
+	public @Nullable String getTaskName() {
+		return this.taskName;
 	}
 
 }

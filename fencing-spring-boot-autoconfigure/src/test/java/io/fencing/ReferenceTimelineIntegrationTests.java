@@ -8,9 +8,9 @@ import javax.sql.DataSource;
 
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
-import io.fencing.test.ReferenceTimeline;
-import io.fencing.test.StockTable;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.ReferenceTimeline;
+import io.fencing.testsupport.StockTable;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

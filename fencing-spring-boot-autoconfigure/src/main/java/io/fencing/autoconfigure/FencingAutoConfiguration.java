@@ -15,6 +15,8 @@ import io.fencing.lock.FencedTaskBeanValidator;
 import io.fencing.lock.FencedTaskInterceptor;
 import io.fencing.lock.FencedTaskResolver;
 import io.fencing.lock.FencedTaskRunner;
+import io.fencing.lock.RedissonFencedLocks;
+import io.fencing.lock.TaskActivities;
 import io.fencing.lock.TaskSettings;
 import io.fencing.observation.FencedTaskObservationConvention;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -33,6 +35,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
@@ -48,6 +51,7 @@ import org.springframework.util.function.SingletonSupplier;
 @ConditionalOnClass(RedissonClient.class)
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FencingProperties.class)
+@ImportRuntimeHints(FencingRuntimeHints.class)
 @Import({ FencingRedissonConfigurations.FromRedissonFile.class,
 		FencingRedissonConfigurations.FromConnectionDetails.class,
 		FencingRedissonConfigurations.WithoutConnectionDetails.class })
@@ -59,7 +63,7 @@ public final class FencingAutoConfiguration {
 	public static final String REDISSON_CLIENT_BEAN_NAME = "fencingRedissonClient";
 
 	@Bean(name = REDISSON_CLIENT_BEAN_NAME, destroyMethod = "shutdown")
-	@ConditionalOnMissingBean(RedissonClient.class)
+	@ConditionalOnMissingBean({ RedissonClient.class, FencedLocks.class })
 	Redisson fencingRedissonClient(FencingRedissonConfig fencingRedissonConfig) {
 		try {
 			return (Redisson) Redisson.create(fencingRedissonConfig.config());
@@ -72,10 +76,11 @@ public final class FencingAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
-	FencedLocks fencedLocks(RedissonClient redisson, ObjectProvider<FencingRedissonConfig> fencingRedissonConfig) {
+	@ConditionalOnMissingBean(FencedLocks.class)
+	RedissonFencedLocks fencedLocks(RedissonClient redisson,
+			ObjectProvider<FencingRedissonConfig> fencingRedissonConfig) {
 		FencingRedissonConfig own = fencingRedissonConfig.getIfAvailable();
-		return new FencedLocks(redisson, (own != null) ? own.location() : "the application's RedissonClient");
+		return new RedissonFencedLocks(redisson, (own != null) ? own.location() : "the application's RedissonClient");
 	}
 
 	@Bean
@@ -101,6 +106,13 @@ public final class FencingAutoConfiguration {
 		return new FencedTaskRunner(locks, SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList()),
 				observations.getIfAvailable(() -> ObservationRegistry.NOOP), observationConvention.getIfAvailable(),
 				new FencingEventPublisher(events));
+	}
+
+	/** The runner's record of each task, listening for refused writes. */
+	@Bean
+	@ConditionalOnMissingBean
+	TaskActivities fencedTaskActivities(FencedTaskRunner runner) {
+		return runner.activities();
 	}
 
 	@Bean

@@ -164,6 +164,19 @@ public final class TokenBindings {
 	}
 
 	/**
+	 * The name of the task whose run took {@code token}, if this thread has it bound, or
+	 * {@code null}.
+	 */
+	public static @Nullable String taskNameOf(FencingToken token) {
+		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
+			if (binding.token().equals(token)) {
+				return binding.acquisition().taskName();
+			}
+		}
+		return null;
+	}
+
+	/**
 	 * One link of a thread's chain of bound tokens.
 	 *
 	 * @param acquisition the acquisition whose token is bound
@@ -193,6 +206,8 @@ public final class TokenBindings {
 
 		private final BooleanSupplier heldInRedis;
 
+		private final @Nullable String taskName;
+
 		private volatile boolean ended;
 
 		private final AtomicLong newestRefusingToken = new AtomicLong(Long.MIN_VALUE);
@@ -221,14 +236,34 @@ public final class TokenBindings {
 		 * lock
 		 */
 		public Acquisition(FencingToken token, long leaseEndNanos, boolean fixedLease, BooleanSupplier heldInRedis) {
+			this(token, leaseEndNanos, fixedLease, heldInRedis, null);
+		}
+
+		/**
+		 * @param token the token of this acquisition
+		 * @param leaseEndNanos {@link System#nanoTime()} when a fixed lease ends
+		 * @param fixedLease whether the lease is fixed (otherwise renewed until the task
+		 * ends)
+		 * @param heldInRedis asks Redis whether this acquisition's owner still holds the
+		 * lock
+		 * @param taskName the task whose run took the lock, {@code null} if none
+		 */
+		public Acquisition(FencingToken token, long leaseEndNanos, boolean fixedLease, BooleanSupplier heldInRedis,
+				@Nullable String taskName) {
 			this.token = token;
 			this.leaseEndNanos = leaseEndNanos;
 			this.fixedLease = fixedLease;
 			this.heldInRedis = heldInRedis;
+			this.taskName = taskName;
 		}
 
 		public FencingToken token() {
 			return this.token;
+		}
+
+		/** The task whose run took the lock, {@code null} if none. */
+		public @Nullable String taskName() {
+			return this.taskName;
 		}
 
 		/**

@@ -1,6 +1,10 @@
 package io.fencing.event;
 
 import io.fencing.FencingEvent;
+import io.fencing.FencingToken;
+import io.fencing.StaleWriteRefusedEvent;
+import io.fencing.StaleWriterException;
+import io.fencing.context.TokenBindings;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -27,6 +31,15 @@ public final class FencingEventPublisher {
 
 	public FencingEventPublisher(ApplicationEventPublisher publisher) {
 		this.publisher = publisher;
+	}
+
+	/**
+	 * Publishes that the storage refused a write, on the writer's thread: the refused
+	 * token's run, if bound here, names the task.
+	 */
+	public void publishRefusal(Object source, StaleWriterException refusal, String table) {
+		publish(new StaleWriteRefusedEvent(source, refusal, table,
+				TokenBindings.taskNameOf(new FencingToken(refusal.getLockName(), refusal.getToken()))));
 	}
 
 	public void publish(FencingEvent event) {

@@ -36,7 +36,7 @@ public class FencingHealthIndicator extends AbstractHealthIndicator {
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
-		builder.withDetail("redis", this.locks.redisDescription());
+		builder.withDetail("redis", this.locks.description());
 		CounterRepairs repairs = this.runner.counterRepairs();
 		CounterRepairs.Repair last = repairs.last();
 		if (last != null) {

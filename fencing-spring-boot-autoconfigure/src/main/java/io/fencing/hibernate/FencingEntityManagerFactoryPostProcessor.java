@@ -43,7 +43,7 @@ public final class FencingEntityManagerFactoryPostProcessor
 
 	public FencingEntityManagerFactoryPostProcessor(@Nullable ClassLoader classLoader) {
 		this.properties = new FencingHibernateProperties(classLoader,
-				(refusal, table) -> this.events.publish(new StaleWriteRefusedEvent(this, refusal, table)));
+				(refusal, table) -> this.events.publishRefusal(this, refusal, table));
 	}
 
 	@Override

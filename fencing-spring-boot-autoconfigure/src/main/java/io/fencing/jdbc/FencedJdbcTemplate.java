@@ -238,7 +238,7 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 			return write.get();
 		}
 		catch (StaleWriterException ex) {
-			this.events.publish(new StaleWriteRefusedEvent(this, ex, update.table().name().name()));
+			this.events.publishRefusal(this, ex, update.table().name().name());
 			throw ex;
 		}
 	}

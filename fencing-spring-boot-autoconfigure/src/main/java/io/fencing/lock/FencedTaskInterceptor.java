@@ -34,7 +34,16 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		Object target = invocation.getThis();
 		FencedTaskMethod method = this.resolver.get()
 			.get(invocation.getMethod(), (target != null) ? AopUtils.getTargetClass(target) : null);
-		TaskDefinition task = method.definition(invocation.getArguments(), target);
+		TaskDefinition task;
+		try {
+			task = method.definition(invocation.getArguments(), target);
+		}
+		catch (RuntimeException ex) {
+			// A lock name that its SpEL cannot give: a run that failed, with no lock
+			// taken.
+			this.runner.get().activities().activityOf(method.declaration()).ended(RunOutcome.FAILED);
+			throw ex;
+		}
 		return switch (method.returnKind()) {
 			case COMPLETION_STAGE -> AsynchronousTasks.completionStage(this.runner.get(), task, invocation::proceed);
 			case MONO -> ReactiveTasks.mono(this.runner.get(), task, () -> perSubscription(invocation).proceed());

@@ -37,13 +37,15 @@ final class FencedTaskMethod {
 
 	private final OnBusy onBusy;
 
+	private final SettingSources sources;
+
 	private final ReturnKind returnKind;
 
 	/** The task of every call, when the lock name is fixed: nothing is built per call. */
 	private final @Nullable TaskDefinition fixedTask;
 
 	FencedTaskMethod(Method method, String name, String description, LockNameTemplate lockName,
-			@Nullable Duration leaseTime, Duration waitTime, OnBusy onBusy) {
+			@Nullable Duration leaseTime, Duration waitTime, OnBusy onBusy, SettingSources sources) {
 		this.method = method;
 		this.name = name;
 		this.description = description;
@@ -51,9 +53,10 @@ final class FencedTaskMethod {
 		this.leaseTime = leaseTime;
 		this.waitTime = waitTime;
 		this.onBusy = onBusy;
+		this.sources = sources;
 		this.returnKind = ReturnKind.of(method.getReturnType());
 		this.fixedTask = (lockName instanceof LockNameTemplate.Fixed fixed)
-				? new TaskDefinition(name, fixed.name(), description, leaseTime, waitTime, onBusy) : null;
+				? new TaskDefinition(name, fixed.name(), description, leaseTime, waitTime, onBusy, sources) : null;
 	}
 
 	/** {@code @FencedTask("name") on Type.method()}, for messages. */
@@ -73,7 +76,16 @@ final class FencedTaskMethod {
 			return this.fixedTask;
 		}
 		return new TaskDefinition(this.name, this.lockName.resolve(this.method, arguments, target, this.description),
-				this.description, this.leaseTime, this.waitTime, this.onBusy);
+				this.description, this.leaseTime, this.waitTime, this.onBusy, this.sources);
+	}
+
+	/**
+	 * This method's task as declared: its lock name before SpEL, and its settings with
+	 * their sources.
+	 */
+	TaskDefinition declaration() {
+		return (this.fixedTask != null) ? this.fixedTask : new TaskDefinition(this.name, this.name, this.description,
+				this.leaseTime, this.waitTime, this.onBusy, this.sources);
 	}
 
 	/** What the method returns when its run is skipped. */

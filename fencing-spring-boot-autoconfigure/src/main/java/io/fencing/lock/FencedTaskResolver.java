@@ -3,10 +3,13 @@ package io.fencing.lock;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 
 import io.fencing.FencedTask;
 import io.fencing.OnBusy;
@@ -25,6 +28,9 @@ import org.springframework.util.StringValueResolver;
  * and fails with a message naming the method when a setting is unusable.
  */
 public class FencedTaskResolver {
+
+	/** A map key that Boot binds without brackets. */
+	private static final Pattern SIMPLE_KEY = Pattern.compile("[a-z0-9-]+");
 
 	private final Map<MethodClassKey, FencedTaskMethod> methods = new ConcurrentHashMap<>();
 
@@ -102,8 +108,41 @@ public class FencedTaskResolver {
 		Duration leaseTime = first(task.leaseTime(), attributes.leaseTime(), this.defaults.leaseTime());
 		Duration waitTime = first(task.waitTime(), attributes.waitTime(), this.defaults.waitTime());
 		OnBusy onBusy = first(task.onBusy(), attributes.onBusy(), this.defaults.onBusy());
+		SettingSources sources = new SettingSources(
+				source(task.leaseTime(), annotation.leaseTime(), name, "lease-time"),
+				source(task.waitTime(), annotation.waitTime(), name, "wait-time"), source(task.onBusy(),
+						(annotation.onBusy() != OnBusy.DEFAULT) ? annotation.onBusy().name() : "", name, "on-busy"),
+				false);
 		return new FencedTaskMethod(specific, name, description, LockNameTemplate.parse(name, description), leaseTime,
-				Objects.requireNonNull(waitTime), Objects.requireNonNull(onBusy));
+				Objects.requireNonNull(waitTime), Objects.requireNonNull(onBusy), sources);
+	}
+
+	/**
+	 * The declared task of every method resolved so far, once each: those of every bean
+	 * created, which at startup are every singleton's.
+	 */
+	public List<TaskDefinition> declaredTasks() {
+		Map<String, TaskDefinition> byMethod = new TreeMap<>();
+		this.methods.values().forEach((method) -> byMethod.putIfAbsent(method.description(), method.declaration()));
+		return List.copyOf(byMethod.values());
+	}
+
+	/**
+	 * Where a setting came from, named so that it can be set there: for example
+	 * {@code fencing.tasks.stock-sync.lease-time},
+	 * {@code fencing.tasks[stock-sync:#{#sku}].lease-time}, {@code @FencedTask(leaseTime
+	 * = "${stock.lease}")} or {@code fencing.lease-time}.
+	 */
+	private static String source(@Nullable Object taskProperty, String attribute, String name, String property) {
+		if (taskProperty != null) {
+			return "fencing.tasks" + (SIMPLE_KEY.matcher(name).matches() ? "." + name : "[" + name + "]") + "."
+					+ property;
+		}
+		if (attribute.isEmpty()) {
+			return "fencing." + property;
+		}
+		return "@FencedTask(" + attributeName(property) + (attribute.contains("${") ? " = \"" + attribute + "\"" : "")
+				+ ")";
 	}
 
 	private static void checkMethod(Method method, String description) {

@@ -19,7 +19,6 @@ import io.fencing.context.TokenBindings;
 import io.fencing.context.TokenBindings.Acquisition;
 import io.fencing.context.TokenBindings.Binding;
 import io.fencing.event.FencingEventPublisher;
-import io.fencing.lock.FencedLocks.HeldLock;
 import io.fencing.observation.DefaultFencedTaskObservationConvention;
 import io.fencing.observation.FencedTaskObservationContext;
 import io.fencing.observation.FencedTaskObservationConvention;
@@ -63,6 +62,8 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	private final FencingEventPublisher events;
 
+	private final TaskActivities activities = new TaskActivities();
+
 	private volatile boolean closed;
 
 	private final CustomizableThreadFactory releaseThreads = daemon(new CustomizableThreadFactory("fencing-release-"));
@@ -100,6 +101,14 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	Executor releases() {
 		return this.releases;
+	}
+
+	/**
+	 * What each task has done since startup; the refused writes are recorded once it is a
+	 * listener of the application context.
+	 */
+	public TaskActivities activities() {
+		return this.activities;
 	}
 
 	/** The token counters this process found lost and raised since it started. */
@@ -162,10 +171,15 @@ public class FencedTaskRunner implements AutoCloseable {
 			.observation(this.convention, DEFAULT_CONVENTION,
 					() -> new FencedTaskObservationContext(task.taskName(), task.lockName()), this.observations)
 			.start();
+		TaskActivity activity = this.activities.activityOf(task);
+		if (task.sources().programmatic()) {
+			activity.startedProgrammatically(task);
+		}
 		try {
 			Binding outer = TokenBindings.findOwn(task.lockName());
 			if (outer != null && outer.acquisition().isHeld()) {
-				return new TaskRun(this, task, observation, null, outer.acquisition());
+				activity.acquired(outer.token());
+				return new TaskRun(this, task, observation, activity, null, outer.acquisition());
 			}
 			HeldLock held;
 			try {
@@ -173,20 +187,22 @@ public class FencedTaskRunner implements AutoCloseable {
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				return notAcquired(task, observation,
+				return notAcquired(task, observation, activity,
 						"the thread was interrupted while waiting for lock '" + task.lockName() + "'", true);
 			}
 			if (held == null) {
 				if (task.onBusy() == OnBusy.SKIP) {
 					this.busySkips.skipped(task);
 				}
-				return notAcquired(task, observation, "lock '" + task.lockName() + "' is held by another owner"
+				return notAcquired(task, observation, activity, "lock '" + task.lockName()
+						+ "' is held by another owner"
 						+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms"),
 						false);
 			}
 			this.busySkips.acquired(task.lockName());
 			try {
 				held = this.counters.aboveEveryStoredToken(held);
+				this.locks.beforeBody(held);
 			}
 			catch (RuntimeException | Error ex) {
 				this.locks.release(held);
@@ -196,19 +212,22 @@ public class FencedTaskRunner implements AutoCloseable {
 			HeldLock acquired = held;
 			Acquisition acquisition = new Acquisition(held.token(),
 					held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null,
-					() -> this.locks.isHeld(acquired));
-			return new TaskRun(this, task, observation, held, acquisition);
+					() -> this.locks.isHeld(acquired), task.taskName());
+			activity.acquired(held.token());
+			return new TaskRun(this, task, observation, activity, held, acquisition);
 		}
 		catch (RuntimeException | Error ex) {
-			TaskRun.setOutcome(observation, TaskRun.outcomeOf(ex));
+			RunOutcome outcome = TaskRun.outcomeOf(ex);
+			activity.ended(outcome);
+			TaskRun.setOutcome(observation, outcome);
 			observation.error(ex);
 			observation.stop();
 			throw ex;
 		}
 	}
 
-	private static @Nullable TaskRun notAcquired(TaskDefinition task, Observation observation, String why,
-			boolean interrupted) {
+	private static @Nullable TaskRun notAcquired(TaskDefinition task, Observation observation, TaskActivity activity,
+			String why, boolean interrupted) {
 		if (task.onBusy() == OnBusy.FAIL) {
 			String message = Character.toUpperCase(why.charAt(0)) + why.substring(1) + "; " + task.description()
 					+ " did not run (on-busy = fail)";
@@ -218,7 +237,9 @@ public class FencedTaskRunner implements AutoCloseable {
 		if (logger.isDebugEnabled()) {
 			logger.debug("Skipped " + task.description() + ": " + why);
 		}
-		TaskRun.setOutcome(observation, interrupted ? "interrupted" : "skipped");
+		RunOutcome outcome = interrupted ? RunOutcome.INTERRUPTED : RunOutcome.SKIPPED;
+		activity.ended(outcome);
+		TaskRun.setOutcome(observation, outcome);
 		observation.stop();
 		return null;
 	}
@@ -229,7 +250,7 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * lost.
 	 * @return completes once Redis has answered the release
 	 */
-	CompletableFuture<Boolean> end(HeldLock held, Acquisition acquisition, TaskDefinition task) {
+	CompletableFuture<Boolean> end(HeldLock held, Acquisition acquisition, TaskDefinition task, TaskActivity activity) {
 		this.counters.repairAfterRefusal(held, acquisition.newestRefusingToken());
 		long ranNanos = System.nanoTime() - held.acquiredAtNanos();
 		Duration lease = held.leaseTime();
@@ -238,6 +259,7 @@ public class FencedTaskRunner implements AutoCloseable {
 			if (overran || !released) {
 				Duration ran = Duration.ofNanos(ranNanos);
 				warnLeaseLost(held, task, ran, overran);
+				activity.leaseLost(held.token(), held.leaseTime(), ran, overran);
 				publishLater(
 						new LeaseLostEvent(this, task.description(), held.token(), held.leaseTime(), ran, overran));
 			}

@@ -16,8 +16,9 @@ import org.jspecify.annotations.Nullable;
  * @param leaseTime the fixed lease, or {@code null} for Redisson's watchdog
  * @param waitTime how long to wait for a busy lock
  * @param onBusy what to do when the lock stays busy, {@code SKIP} or {@code FAIL}
+ * @param sources where each setting came from
  */
 public record TaskDefinition(String taskName, String lockName, String description, @Nullable Duration leaseTime,
-		Duration waitTime, OnBusy onBusy) {
+		Duration waitTime, OnBusy onBusy, SettingSources sources) {
 
 }

@@ -13,7 +13,6 @@ import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
 import io.fencing.context.TokenBindings.Acquisition;
 import io.fencing.context.TokenBindings.Binding;
-import io.fencing.lock.FencedLocks.HeldLock;
 import io.fencing.observation.FencedTaskObservationContext;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
@@ -32,6 +31,8 @@ public final class TaskRun {
 
 	private final Observation observation;
 
+	private final TaskActivity activity;
+
 	/** {@code null} when this run reuses its thread's acquisition of the same lock. */
 	private final @Nullable HeldLock held;
 
@@ -39,11 +40,12 @@ public final class TaskRun {
 
 	private final AtomicBoolean finished = new AtomicBoolean();
 
-	TaskRun(FencedTaskRunner runner, TaskDefinition task, Observation observation, @Nullable HeldLock held,
-			Acquisition acquisition) {
+	TaskRun(FencedTaskRunner runner, TaskDefinition task, Observation observation, TaskActivity activity,
+			@Nullable HeldLock held, Acquisition acquisition) {
 		this.runner = runner;
 		this.task = task;
 		this.observation = observation;
+		this.activity = activity;
 		this.held = held;
 		this.acquisition = acquisition;
 	}
@@ -96,10 +98,12 @@ public final class TaskRun {
 				return RELEASED;
 			}
 			this.acquisition.end();
-			return this.runner.end(this.held, this.acquisition, this.task);
+			return this.runner.end(this.held, this.acquisition, this.task, this.activity);
 		}
 		finally {
-			setOutcome(this.observation, (cause != null) ? outcomeOf(cause) : "ran");
+			RunOutcome outcome = (cause != null) ? outcomeOf(cause) : RunOutcome.RAN;
+			this.activity.ended(outcome);
+			setOutcome(this.observation, outcome);
 			if (cause != null) {
 				this.observation.error(cause);
 			}
@@ -119,26 +123,26 @@ public final class TaskRun {
 	}
 
 	/** Records how the run ended, unless the observation is a no-op. */
-	static void setOutcome(Observation observation, String outcome) {
+	static void setOutcome(Observation observation, RunOutcome outcome) {
 		if (observation.getContext() instanceof FencedTaskObservationContext context) {
-			context.setOutcome(outcome);
+			context.setOutcome(outcome.value());
 		}
 	}
 
-	static String outcomeOf(Throwable ex) {
+	static RunOutcome outcomeOf(Throwable ex) {
 		if (ex instanceof StaleWriterException) {
-			return "stale";
+			return RunOutcome.STALE;
 		}
 		if (ex instanceof LockBusyException) {
-			return (ex instanceof InterruptedWaitException) ? "interrupted" : "busy";
+			return (ex instanceof InterruptedWaitException) ? RunOutcome.INTERRUPTED : RunOutcome.BUSY;
 		}
 		if (ex instanceof LockUnavailableException) {
-			return "unavailable";
+			return RunOutcome.UNAVAILABLE;
 		}
 		if (ex instanceof CancellationException) {
-			return "cancelled";
+			return RunOutcome.CANCELLED;
 		}
-		return "failed";
+		return RunOutcome.FAILED;
 	}
 
 	private static @Nullable Throwable unwrap(@Nullable Throwable failure) {

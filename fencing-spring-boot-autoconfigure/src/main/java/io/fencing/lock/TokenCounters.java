@@ -10,7 +10,6 @@ import java.util.function.Supplier;
 
 import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
-import io.fencing.lock.FencedLocks.HeldLock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -78,7 +77,7 @@ final class TokenCounters {
 		}
 		catch (RuntimeException ex) {
 			if (missing) {
-				this.locks.forgetCounterCheck(held.lock());
+				this.locks.forgetCounterCheck(held);
 			}
 			throw new IllegalStateException("The token counter of lock '" + lockName + "' is not known to be above "
 					+ "the stored tokens (a new lock name, or Redis lost it), and the newest token in the guarded "
@@ -93,7 +92,7 @@ final class TokenCounters {
 		FencingToken token = this.locks.reissueAbove(held, floor);
 		if (token == null) {
 			if (missing) {
-				this.locks.forgetCounterCheck(held.lock());
+				this.locks.forgetCounterCheck(held);
 			}
 			throw new LockUnavailableException(lockName, "Lock '" + lockName
 					+ "' was lost while its token counter was raised above the stored tokens; the task did not run");

@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The configuration metadata that spring-boot-configuration-processor generates from
  * {@link FencingProperties}, with the hints of the additional metadata file: what an IDE
- * completes and explains for every {@code fencing.*} key.
+ * completes and explains for every {@code fencing.*} key, and for the {@code fencing}
+ * endpoint's {@code management.endpoint.fencing.*} keys.
  */
 class ConfigurationMetadataTests {
 
@@ -28,7 +29,8 @@ class ConfigurationMetadataTests {
 		assertThat(properties).extracting((property) -> property.get("name"))
 			.containsExactlyInAnyOrder("fencing.enabled", "fencing.lease-time", "fencing.wait-time", "fencing.on-busy",
 					"fencing.tasks", "fencing.jdbc.token-column", "fencing.jdbc.statement-cache-size",
-					"fencing.redis.config");
+					"fencing.redis.config", "management.endpoint.fencing.access",
+					"management.endpoint.fencing.cache.time-to-live");
 		assertThat(properties).allSatisfy((property) -> assertThat((String) property.get("description"))
 			.as("description of %s", property.get("name"))
 			.isNotBlank()

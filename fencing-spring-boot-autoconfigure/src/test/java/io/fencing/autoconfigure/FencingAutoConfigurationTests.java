@@ -11,8 +11,10 @@ import io.fencing.FencingToken;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.lock.AcceptedTokens;
 import io.fencing.lock.FencedLocks;
+import io.fencing.lock.HeldLock;
+import io.fencing.lock.RedissonFencedLocks;
 import io.fencing.lock.FencedTaskAdvisor;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.Redisson;
@@ -107,7 +109,7 @@ class FencingAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed().hasBean(FencingAutoConfiguration.REDISSON_CLIENT_BEAN_NAME);
 				FencedLocks locks = context.getBean(FencedLocks.class);
-				FencedLocks.HeldLock held = locks.tryAcquire("fencing-test-" + UUID.randomUUID(), Duration.ZERO, null);
+				HeldLock held = locks.tryAcquire("fencing-test-" + UUID.randomUUID(), Duration.ZERO, null);
 				assertThat(held).isNotNull();
 				assertThat(locks.release(held).join()).isTrue();
 			});
@@ -117,6 +119,7 @@ class FencingAutoConfigurationTests {
 	void backsOffFromTheApplicationsOwnBeans() {
 		this.contextRunner.withUserConfiguration(OwnFencingBeansConfiguration.class).run((context) -> {
 			assertThat(context.getBean(FencedLocks.class)).isSameAs(context.getBean("ownLocks"));
+			assertThat(context).doesNotHaveBean(FencingAutoConfiguration.REDISSON_CLIENT_BEAN_NAME);
 			assertThat(context.getBean(FencedJdbcTemplate.class)).isSameAs(context.getBean("ownTemplate"));
 		});
 	}
@@ -243,9 +246,16 @@ class FencingAutoConfigurationTests {
 	@Configuration(proxyBeanMethods = false)
 	static class OwnFencingBeansConfiguration {
 
+		@Bean(destroyMethod = "shutdown")
+		RedissonClient ownRedisson() {
+			Config config = new Config();
+			config.useSingleServer().setAddress(TestServices.redisUrl());
+			return Redisson.create(config);
+		}
+
 		@Bean
 		FencedLocks ownLocks(RedissonClient redisson) {
-			return new FencedLocks(redisson, "test");
+			return new RedissonFencedLocks(redisson, "test");
 		}
 
 		@Bean

@@ -10,10 +10,10 @@ import javax.sql.DataSource;
 import io.fencing.FencedTasks;
 import io.fencing.health.FencingHealthIndicator;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.test.CounterLoss;
-import io.fencing.test.RedisServer;
-import io.fencing.test.StockTable;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.CounterLoss;
+import io.fencing.testsupport.RedisServer;
+import io.fencing.testsupport.StockTable;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 

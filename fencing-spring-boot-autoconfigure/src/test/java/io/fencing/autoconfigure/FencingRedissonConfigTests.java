@@ -8,8 +8,10 @@ import java.util.List;
 import java.util.UUID;
 
 import io.fencing.lock.FencedLocks;
-import io.fencing.test.RedisServer;
-import io.fencing.test.TestServices;
+import io.fencing.lock.HeldLock;
+import io.fencing.lock.RedissonFencedLocks;
+import io.fencing.testsupport.RedisServer;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.redisson.api.RedissonClient;
@@ -261,7 +263,7 @@ class FencingRedissonConfigTests {
 
 	private static void assertLocksWork(AssertableApplicationContext context) throws InterruptedException {
 		FencedLocks locks = context.getBean(FencedLocks.class);
-		FencedLocks.HeldLock held = locks.tryAcquire("fencing-test-" + UUID.randomUUID(), Duration.ZERO, null);
+		HeldLock held = locks.tryAcquire("fencing-test-" + UUID.randomUUID(), Duration.ZERO, null);
 		assertThat(held).isNotNull();
 		assertThat(held.token().value()).isPositive();
 		assertThat(locks.release(held).join()).isTrue();

@@ -6,9 +6,9 @@ import com.redis.testcontainers.RedisContainer;
 import io.fencing.FencedTask;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
-import io.fencing.test.RedisServer;
-import io.fencing.test.RedisServiceConnection;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.RedisServer;
+import io.fencing.testsupport.RedisServiceConnection;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -4,7 +4,7 @@ import javax.sql.DataSource;
 
 import io.fencing.FencingToken;
 import io.fencing.StaleWriterException;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -3,7 +3,7 @@ package io.fencing.jdbc;
 import javax.sql.DataSource;
 
 import io.fencing.jdbc.GuardedUpdateGrammar.Dialect;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.TestServices;
 
 class MariaDbGuardedUpdatePropertiesTests extends GuardedUpdateProperties {
 

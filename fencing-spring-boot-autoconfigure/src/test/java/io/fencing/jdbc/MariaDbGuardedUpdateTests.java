@@ -6,7 +6,7 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -2,7 +2,7 @@ package io.fencing.jdbc;
 
 import javax.sql.DataSource;
 
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.TestServices;
 
 class PostgresGuardedUpdateTests extends GuardedUpdateContractTests {
 

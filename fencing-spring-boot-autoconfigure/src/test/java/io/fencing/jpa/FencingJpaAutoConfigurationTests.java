@@ -14,7 +14,7 @@ import io.fencing.brokenentities.unidirectional.ParentStock;
 import io.fencing.hibernate.FencedEntitiesAcceptedTokens;
 import io.fencing.hibernate.FencingEntityManagerFactoryPostProcessor;
 import io.fencing.hibernate.FencingJpaDialect;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.TestServices;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.engine.spi.SessionImplementor;

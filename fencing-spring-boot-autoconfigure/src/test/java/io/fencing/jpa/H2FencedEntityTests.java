@@ -2,7 +2,7 @@ package io.fencing.jpa;
 
 import javax.sql.DataSource;
 
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.TestServices;
 
 class H2FencedEntityTests extends FencedEntityContractTests {
 

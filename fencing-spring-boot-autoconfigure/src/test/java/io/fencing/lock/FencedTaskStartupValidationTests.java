@@ -5,7 +5,7 @@ import java.util.concurrent.Future;
 
 import io.fencing.FencedTask;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -4,14 +4,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import io.fencing.FencedTasks;
 import io.fencing.FencingContext;
 import io.fencing.NoFencingTokenException;
 import io.fencing.OnBusy;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
+import org.redisson.api.RFencedLock;
 import org.redisson.api.RedissonClient;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -51,6 +53,35 @@ class LeaseValidityTests {
 					answers.add(FencingContext.isLeaseValid());
 				})).isTrue();
 			assertThat(answers).containsExactly(true, false);
+		});
+	}
+
+	@Test
+	void aTaskThatWaitedForItsLockHasItsWholeLease() {
+		this.contextRunner.run((context) -> {
+			RedissonClient redisson = context.getBean(RedissonClient.class);
+			RFencedLock other = redisson.getFencedLock(this.lock);
+			assertThat(other.tryLockAndGetToken(0, 1500, TimeUnit.MILLISECONDS)).isNotNull();
+			List<Boolean> answers = new ArrayList<>();
+			assertThat(context.getBean(FencedTasks.class)
+				.task(this.lock)
+				.leaseTime(Duration.ofSeconds(2))
+				.waitTime(Duration.ofSeconds(10))
+				.onBusy(OnBusy.FAIL)
+				.run((token) -> {
+					answers.add(FencingContext.isLeaseValid());
+					// Past the lease as counted from the start of the wait, well within
+					// the lease Redis gave.
+					await().atMost(Duration.ofSeconds(5))
+						.until(() -> redisson.getFencedLock(this.lock).remainTimeToLive() < 1000);
+					answers.add(FencingContext.isLeaseValid());
+				})).isTrue();
+			assertThat(answers).containsExactly(true, true);
+			assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
+			TaskActivity activity = context.getBean(FencedTaskRunner.class).activities().tasks().get(this.lock);
+			assertThat(activity.overruns()).isZero();
+			assertThat(activity.locksLost()).isZero();
+			assertThat(activity.runs()).containsEntry(RunOutcome.RAN, 1L);
 		});
 	}
 

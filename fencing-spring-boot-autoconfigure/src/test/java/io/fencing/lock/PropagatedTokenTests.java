@@ -8,11 +8,11 @@ import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.NoFencingTokenException;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.test.AsyncStockWriter;
-import io.fencing.test.AsyncStockWriter.Written;
-import io.fencing.test.PropagatingAsyncConfiguration;
-import io.fencing.test.StockTable;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.AsyncStockWriter;
+import io.fencing.testsupport.AsyncStockWriter.Written;
+import io.fencing.testsupport.PropagatingAsyncConfiguration;
+import io.fencing.testsupport.StockTable;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -20,7 +20,7 @@ import io.fencing.OnBusy;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

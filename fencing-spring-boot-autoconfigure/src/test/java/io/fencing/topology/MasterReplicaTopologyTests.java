@@ -15,8 +15,8 @@ import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
-import io.fencing.test.RedisServer;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.RedisServer;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

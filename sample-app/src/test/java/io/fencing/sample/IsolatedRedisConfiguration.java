@@ -2,7 +2,7 @@ package io.fencing.sample;
 
 import java.util.UUID;
 
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.TestServices;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;

@@ -5,7 +5,7 @@ import java.util.UUID;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.sample.replay.ReplayResult;
 import io.fencing.sample.replay.TimelineReplay;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 

@@ -117,6 +117,12 @@ class ReadmeTests {
 	}
 
 	@Test
+	void theTestKitExampleIsTheSamplesTest() throws IOException {
+		assertThat(lines(Path.of("src/test/java/io/fencing/sample/StockSyncJobTests.java")))
+			.containsSubsequence(lines(javaBlockHolding("@AutoConfigureInMemoryFencing")));
+	}
+
+	@Test
 	void theConfigurationWalkthroughIsTheSamplesApplicationYml() throws IOException {
 		List<String> yaml = blocks("yaml");
 		assertThat(yamlLines(Files.readString(Path.of("src/main/resources/application.yml"))))

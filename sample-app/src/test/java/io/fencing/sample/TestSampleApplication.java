@@ -1,6 +1,6 @@
 package io.fencing.sample;
 
-import io.fencing.test.RedisServiceConnection;
+import io.fencing.testsupport.RedisServiceConnection;
 
 import org.springframework.boot.SpringApplication;
 

@@ -3,9 +3,9 @@ package io.fencing.sample;
 import com.redis.testcontainers.RedisContainer;
 import io.fencing.sample.replay.ReplayResult;
 import io.fencing.sample.replay.TimelineReplay;
-import io.fencing.test.RedisServer;
-import io.fencing.test.RedisServiceConnection;
-import io.fencing.test.TestServices;
+import io.fencing.testsupport.RedisServer;
+import io.fencing.testsupport.RedisServiceConnection;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringApplication;

@@ -1,4 +1,4 @@
-package io.fencing.test;
+package io.fencing.testsupport;
 
 import java.util.concurrent.CompletableFuture;
 

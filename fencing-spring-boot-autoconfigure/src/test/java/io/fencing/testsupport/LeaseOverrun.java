@@ -1,4 +1,4 @@
-package io.fencing.test;
+package io.fencing.testsupport;
 
 import java.time.Duration;
 
@@ -22,8 +22,17 @@ public final class LeaseOverrun {
 	}
 
 	public static void runPastLease(ApplicationContext context, String lockName, Duration lease) {
+		runPastLease(context, lockName, lease, lockName);
+	}
+
+	/** Observed as {@code taskName}. */
+	public static void runPastLease(ApplicationContext context, String lockName, Duration lease, String taskName) {
 		RedissonClient redisson = context.getBean(RedissonClient.class);
-		FencedTasks.Task task = context.getBean(FencedTasks.class).task(lockName).leaseTime(lease).onBusy(OnBusy.FAIL);
+		FencedTasks.Task task = context.getBean(FencedTasks.class)
+			.task(lockName)
+			.observedAs(taskName)
+			.leaseTime(lease)
+			.onBusy(OnBusy.FAIL);
 		assertThat(task.run((token) -> await().atMost(Duration.ofSeconds(5))
 			.until(() -> !redisson.getFencedLock(lockName).isLocked()))).isTrue();
 		assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();

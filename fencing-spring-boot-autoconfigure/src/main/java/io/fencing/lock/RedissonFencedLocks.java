@@ -1,0 +1,566 @@
+package io.fencing.lock;
+
+import java.nio.charset.StandardCharsets;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+import io.fencing.FencingToken;
+import io.fencing.LockUnavailableException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.redisson.RedissonFencedLock;
+import org.redisson.RedissonObject;
+import org.redisson.api.RFencedLock;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.redisnode.RedisClusterMaster;
+import org.redisson.api.redisnode.RedisNode;
+import org.redisson.api.redisnode.RedisNodeAsync;
+import org.redisson.api.redisnode.RedisNodes;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.command.NoSyncedSlavesException;
+import org.redisson.config.Config;
+
+/**
+ * Acquires and releases Redisson fenced locks for fenced tasks, and repairs a token
+ * counter that Redis lost.
+ * <p>
+ * Every acquisition has an owner of its own. Redisson names a lock's owner after the
+ * client and a thread id, and lets the same owner re-enter: an acquisition whose reply
+ * was lost would be re-entered by every later run on that thread. Here the thread id is a
+ * number drawn for this acquisition only (negative, so it never equals a real thread's),
+ * passed to Redisson's asynchronous lock API, and used again to release. Every
+ * acquisition also uses a new {@link RFencedLock} object: a lock object remembers the
+ * lease of its last acquisition.
+ * <p>
+ * A release is sent without waiting for its reply. In this process the lock is free as
+ * soon as the release is sent: an acquisition of the same lock name, on any thread, first
+ * waits for its pending release. Other processes see the lock held for one more round
+ * trip, as if the network were slower. {@link #close} waits for the pending releases.
+ */
+public class RedissonFencedLocks implements FencedLocks {
+
+	private static final Log logger = LogFactory.getLog(RedissonFencedLocks.class);
+
+	/** Redisson's prefix of the token counter key, {@code redisson_lock_token:{name}}. */
+	private static final String TOKEN_KEY_PREFIX = "redisson_lock_token";
+
+	private static final AtomicLong OWNER_IDS = new AtomicLong();
+
+	/** Raises the counter to the floor, never lowers it; returns 1 when it raised. */
+	private static final String RAISE_COUNTER = """
+			local current = tonumber(redis.call('get', KEYS[1]) or '0')
+			local floor = tonumber(ARGV[1])
+			if current < floor then
+				redis.call('set', KEYS[1], ARGV[1])
+				return 1
+			end
+			return 0""";
+
+	/**
+	 * Redis key prefix of the mark that a lock's counter was checked against the stored
+	 * tokens.
+	 */
+	private static final String CHECKED_KEY_PREFIX = "fencing_counter_checked";
+
+	/**
+	 * While the owner still holds the lock, raises the counter to the floor, issues the
+	 * next token to that owner and marks the counter checked; returns nil when the lock
+	 * is no longer held by it.
+	 */
+	private static final String REISSUE_ABOVE = """
+			if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+				return nil
+			end
+			local current = tonumber(redis.call('get', KEYS[2]) or '0')
+			if current < tonumber(ARGV[2]) then
+				redis.call('set', KEYS[2], ARGV[2])
+			end
+			redis.call('set', KEYS[3], '1')
+			return redis.call('incr', KEYS[2])""";
+
+	/**
+	 * The lease this owner has left in milliseconds, read on the master; -3 when the lock
+	 * is no longer this owner's.
+	 */
+	private static final String LEASE_LEFT = """
+			if redis.call('hexists', KEYS[1], ARGV[1]) == 1 then
+				return redis.call('pttl', KEYS[1])
+			end
+			return -3""";
+
+	/**
+	 * An acquisition that took longer than this share of its lease (a twentieth) asks
+	 * Redis for the lease it got: counting the lease from the request would end it
+	 * visibly early. Quicker ones count it from the request.
+	 */
+	private static final long LEASE_START_UNCERTAINTY_SHARE = 20;
+
+	/** How long {@link #close} waits for pending releases. */
+	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
+	private final RedissonClient redisson;
+
+	private final String redisDescription;
+
+	/**
+	 * Per lock name, the release this process has sent and not yet seen answered: shared
+	 * by every instance, so that two application contexts in one JVM see each other's.
+	 */
+	private static final Map<String, CompletableFuture<Boolean>> PENDING_RELEASES = new ConcurrentHashMap<>();
+
+	/**
+	 * @param redisson the client whose locks fence the tasks
+	 * @param redisDescription where Redis is, for error messages (for example
+	 * {@code redis://localhost:6379})
+	 * @throws IllegalStateException when the client has {@code checkLockSyncedSlaves} off
+	 * on a Redis with replicas: a failover could then give two owners the same token
+	 */
+	public RedissonFencedLocks(RedissonClient redisson, String redisDescription) {
+		Config config = redisson.getConfig();
+		if (!config.isSingleConfig() && !config.isCheckLockSyncedSlaves()) {
+			// A failover could then lose an acquisition whose body already runs, and the
+			// promoted replica would give the next owner the same token, which the fence
+			// accepts from both.
+			throw new IllegalStateException("The RedissonClient for fenced locks (" + redisDescription
+					+ ") has checkLockSyncedSlaves off on a Redis with replicas: a failover could give two owners the "
+					+ "same token, and guarded writes accept an equal token. Leave checkLockSyncedSlaves on (the "
+					+ "default)");
+		}
+		this.redisson = redisson;
+		this.redisDescription = redisDescription;
+	}
+
+	/** Where Redis is, for example {@code redis://localhost:6379}. */
+	@Override
+	public String description() {
+		return this.redisDescription;
+	}
+
+	/**
+	 * Sends {@code PING} to every master, where locks are taken, each answer awaited up
+	 * to {@code timeout}; takes no lock and writes nothing.
+	 * @return the masters' addresses
+	 * @throws IllegalStateException naming the masters that did not answer
+	 */
+	@Override
+	public List<String> pingMasters(Duration timeout) {
+		Map<String, CompletableFuture<Boolean>> pings = new LinkedHashMap<>();
+		Config config = this.redisson.getConfig();
+		if (config.isClusterConfig()) {
+			for (RedisClusterMaster master : this.redisson.getRedisNodes(RedisNodes.CLUSTER).getMasters()) {
+				ping(master, timeout, pings);
+			}
+		}
+		else {
+			ping(config.isSentinelConfig() ? this.redisson.getRedisNodes(RedisNodes.SENTINEL_MASTER_SLAVE).getMaster()
+					: this.redisson.getRedisNodes(RedisNodes.MASTER_SLAVE).getMaster(), timeout, pings);
+		}
+		List<String> silent = new ArrayList<>();
+		pings.forEach((address, answered) -> {
+			String problem = problemOf(answered);
+			if (problem != null) {
+				silent.add(address + " (" + problem + ")");
+			}
+		});
+		if (!silent.isEmpty()) {
+			throw new IllegalStateException("Redis at " + this.redisDescription + ": no answer to PING from master "
+					+ String.join(", ", silent));
+		}
+		return List.copyOf(pings.keySet());
+	}
+
+	/** Why a ping got no answer (Redisson times it out itself), or {@code null}. */
+	private static @Nullable String problemOf(CompletableFuture<Boolean> ping) {
+		try {
+			return ping.get() ? null : "the connection failed";
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return "interrupted";
+		}
+		catch (ExecutionException ex) {
+			return (ex.getCause() != null) ? ex.getCause().getMessage() : ex.getMessage();
+		}
+	}
+
+	/** Sends {@code PING} to {@code node}, its answer kept by the node's address. */
+	private static <N extends RedisNode & RedisNodeAsync> void ping(N node, Duration timeout,
+			Map<String, CompletableFuture<Boolean>> pings) {
+		InetSocketAddress address = node.getAddr();
+		pings.put(address.getHostString() + ":" + address.getPort(),
+				node.pingAsync(timeout.toMillis(), TimeUnit.MILLISECONDS).toCompletableFuture());
+	}
+
+	/**
+	 * Tries to acquire {@code lockName}, waiting up to {@code waitTime}, after the
+	 * release of the lock this process has sent, if any, has been answered.
+	 * @param leaseTime the fixed lease, or {@code null} for the watchdog
+	 * @return the acquisition, or {@code null} when the lock stayed busy
+	 * @throws LockUnavailableException when Redis failed; whatever may have been acquired
+	 * is given back in the background
+	 * @throws InterruptedException when the thread was interrupted while waiting;
+	 * whatever is acquired is given back in the background
+	 */
+	@Override
+	public @Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
+			throws InterruptedException {
+		CompletableFuture<Boolean> pendingRelease = PENDING_RELEASES.get(lockName);
+		if (pendingRelease != null) {
+			awaitQuietly(pendingRelease);
+		}
+		RedissonFencedLock lock = fencedLock(lockName);
+		long owner = -OWNER_IDS.incrementAndGet();
+		// Before the request: the lease runs from when Redis took the lock, which is no
+		// later.
+		long requestedAt = System.nanoTime();
+		long lease = (leaseTime != null) ? leaseTime.toMillis() : -1;
+		CompletableFuture<Long> acquisition = lock
+			.tryLockAndGetTokenAsync(waitTime.toMillis(), lease, TimeUnit.MILLISECONDS, owner)
+			.toCompletableFuture();
+		Long token;
+		try {
+			token = acquisition.get();
+		}
+		catch (InterruptedException ex) {
+			// The acquisition may still complete: give it back whenever it does, and if
+			// it took the first token of a missing counter, unchecked, have the next
+			// acquisition check it.
+			acquisition.whenComplete((acquired, error) -> {
+				if (acquired != null) {
+					if (acquired == 1L) {
+						forgetCounterCheck(lock);
+					}
+					giveBack(lockName, lock, owner);
+				}
+			});
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			// The acquisition may have reached Redis with its reply lost, or a
+			// replication check failed after the lock was written: give it back, without
+			// keeping the caller.
+			giveBack(lockName, lock, owner);
+			Throwable cause = ex.getCause();
+			if (isReplicationFailure(cause)) {
+				throw new LockUnavailableException(lockName, "Redis at " + this.redisDescription
+						+ " could not replicate the acquisition of lock '" + lockName
+						+ "' to any replica in time, so a failover could lose it; the lock is given back and the "
+						+ "task did not run", cause);
+			}
+			throw new LockUnavailableException(lockName,
+					"Could not acquire lock '" + lockName + "' from Redis at " + this.redisDescription + " ("
+							+ ((cause != null) ? cause.getMessage() : ex.getMessage()) + "); the task did not run",
+					(cause != null) ? cause : ex);
+		}
+		if (token == null) {
+			return null;
+		}
+		long repliedAt = System.nanoTime();
+		long leaseStart = requestedAt;
+		if (leaseTime != null && repliedAt - requestedAt > leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE) {
+			try {
+				leaseStart = leaseStartAfterWaiting(lock, owner, leaseTime, requestedAt, repliedAt);
+			}
+			catch (InterruptedException ex) {
+				giveBack(lockName, lock, owner);
+				throw ex;
+			}
+		}
+		return new RedissonHeldLock(lock, owner, new FencingToken(lockName, token), leaseTime, leaseStart);
+	}
+
+	/**
+	 * When the fixed lease of a lock taken after a wait began, as early as it can have:
+	 * the wait took some part of the time since the request, so the master is asked how
+	 * much of this owner's lease is left. {@code requestedAt} when it cannot say in time.
+	 * @throws InterruptedException when the thread was interrupted while asking
+	 */
+	private long leaseStartAfterWaiting(RedissonFencedLock lock, long owner, Duration leaseTime, long requestedAt,
+			long repliedAt) throws InterruptedException {
+		long askedAt = System.nanoTime();
+		try {
+			Long leftMillis = script()
+				.<Long>evalAsync(lock.getName(), RScript.Mode.READ_WRITE, LEASE_LEFT, RScript.ReturnType.LONG,
+						List.of(rawKey(lock.getRawName())), ownerField(lock, owner))
+				.toCompletableFuture()
+				.get(leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE, TimeUnit.NANOSECONDS);
+			if (leftMillis != null && leftMillis >= 0) {
+				long earliest = askedAt + TimeUnit.MILLISECONDS.toNanos(leftMillis) - leaseTime.toNanos();
+				return Math.min(repliedAt, Math.max(requestedAt, earliest));
+			}
+		}
+		catch (ExecutionException | TimeoutException | RuntimeException ex) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Could not read the lease left of lock '" + lock.getName() + "'", ex);
+			}
+		}
+		return requestedAt;
+	}
+
+	/**
+	 * Sends the release without waiting for its reply: later acquisitions of the lock in
+	 * this process wait for the reply instead.
+	 */
+	@Override
+	public CompletableFuture<Boolean> release(HeldLock held, Consumer<Boolean> whenAnswered) {
+		RedissonHeldLock own = own(held);
+		String lockName = held.token().lockName();
+		CompletableFuture<Boolean> released = new CompletableFuture<>();
+		// Registered before it is sent: no acquisition that follows the caller misses it.
+		PENDING_RELEASES.put(lockName, released);
+		own.lock().unlockAsync(own.owner()).whenComplete((unlocked, failure) -> {
+			Throwable error = (failure instanceof CompletionException completion && completion.getCause() != null)
+					? completion.getCause() : failure;
+			boolean wasHeld = !(error instanceof IllegalMonitorStateException);
+			if (error != null && wasHeld) {
+				logger.warn("Could not release lock '" + lockName + "' at " + this.redisDescription
+						+ "; it is freed when its lease ends, and no later run can re-enter it", error);
+			}
+			try {
+				whenAnswered.accept(wasHeld);
+			}
+			finally {
+				PENDING_RELEASES.remove(lockName, released);
+				released.complete(wasHeld);
+			}
+		});
+		return released;
+	}
+
+	/**
+	 * Waits up to {@code timeout} for the releases sent so far in this JVM to be
+	 * answered.
+	 * @return whether they all were
+	 */
+	@Override
+	public boolean awaitReleases(Duration timeout) {
+		CompletableFuture<?>[] pending = PENDING_RELEASES.values().toArray(CompletableFuture[]::new);
+		try {
+			CompletableFuture.allOf(pending).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Waits for the pending releases, so that the Redisson client is not shut down under
+	 * them.
+	 */
+	@Override
+	public void close() {
+		if (!awaitReleases(CLOSE_TIMEOUT)) {
+			logger.warn("Releases of locks " + PENDING_RELEASES.keySet() + " at " + this.redisDescription
+					+ " were not answered within " + CLOSE_TIMEOUT.toSeconds() + " s of shutdown; those locks are "
+					+ "freed when their leases end");
+		}
+	}
+
+	private static void awaitQuietly(CompletableFuture<Boolean> release) throws InterruptedException {
+		try {
+			release.get();
+		}
+		catch (ExecutionException ex) {
+			// Never completed exceptionally.
+		}
+	}
+
+	/**
+	 * Raises the token counter of the held lock to at least {@code acceptedToken}, so
+	 * that the next acquisition gets a newer token than the storage holds. Used when the
+	 * storage refused a token that the counter issued after Redis lost it.
+	 * @return whether the counter was behind and has been raised
+	 */
+	@Override
+	public boolean raiseTokenCounter(HeldLock held, long acceptedToken) {
+		RedissonFencedLock lock = own(held).lock();
+		Long raised = script().eval(lock.getName(), RScript.Mode.READ_WRITE, RAISE_COUNTER, RScript.ReturnType.LONG,
+				List.of(rawKey(tokenKey(lock))), String.valueOf(acceptedToken));
+		return raised != null && raised == 1L;
+	}
+
+	/**
+	 * Issues the held lock a new token above {@code floor}, while it still holds the
+	 * lock.
+	 * @return the new token, or {@code null} when this acquisition no longer holds the
+	 * lock
+	 */
+	@Override
+	public @Nullable FencingToken reissueAbove(HeldLock held, long floor) {
+		RedissonHeldLock own = own(held);
+		RedissonFencedLock lock = own.lock();
+		String ownerField = ownerField(lock, own.owner());
+		Long token = script().eval(lock.getName(), RScript.Mode.READ_WRITE, REISSUE_ABOVE, RScript.ReturnType.LONG,
+				List.of(rawKey(lock.getRawName()), rawKey(tokenKey(lock)), rawKey(checkedKey(lock))), ownerField,
+				String.valueOf(floor));
+		return (token != null) ? new FencingToken(held.token().lockName(), token) : null;
+	}
+
+	/**
+	 * Whether Redis says this acquisition's owner still holds the lock, read on the
+	 * master; {@code false} when Redis cannot answer.
+	 */
+	@Override
+	public boolean isHeld(HeldLock held) {
+		RedissonHeldLock own = own(held);
+		RedissonFencedLock lock = own.lock();
+		String ownerField = ownerField(lock, own.owner());
+		try {
+			Long exists = script().eval(lock.getName(), RScript.Mode.READ_WRITE,
+					"return redis.call('hexists', KEYS[1], ARGV[1])", RScript.ReturnType.LONG,
+					List.of(rawKey(lock.getRawName())), ownerField);
+			return exists != null && exists == 1L;
+		}
+		catch (RuntimeException ex) {
+			logger.debug(
+					"Could not ask " + this.redisDescription + " whether lock '" + lock.getName() + "' is still held",
+					ex);
+			return false;
+		}
+	}
+
+	/**
+	 * Whether the counter of the held lock was checked against the stored tokens since
+	 * Redis last lost it: the mark lives beside the counter, in the same slot, and goes
+	 * when Redis loses data.
+	 */
+	@Override
+	public boolean isCounterChecked(HeldLock held) {
+		RedissonFencedLock lock = own(held).lock();
+		// Read on the master: a lagging replica may still show a mark the master lost.
+		Long exists = script().eval(lock.getName(), RScript.Mode.READ_WRITE, "return redis.call('exists', KEYS[1])",
+				RScript.ReturnType.LONG, List.of(rawKey(checkedKey(lock))));
+		return exists != null && exists == 1L;
+	}
+
+	/** Marks the counter of the held lock checked: it is above every stored token. */
+	@Override
+	public void markCounterChecked(HeldLock held) {
+		RedissonFencedLock lock = own(held).lock();
+		script().eval(lock.getName(), RScript.Mode.READ_WRITE, "redis.call('set', KEYS[1], '1') return 1",
+				RScript.ReturnType.LONG, List.of(rawKey(checkedKey(lock))));
+	}
+
+	@Override
+	public void forgetCounterCheck(HeldLock held) {
+		forgetCounterCheck(own(held).lock());
+	}
+
+	private void forgetCounterCheck(RedissonFencedLock lock) {
+		script()
+			.evalAsync(lock.getName(), RScript.Mode.READ_WRITE, "return redis.call('del', KEYS[1])",
+					RScript.ReturnType.LONG, List.of(rawKey(checkedKey(lock))))
+			.whenComplete((deleted, error) -> {
+				if (error != null) {
+					logger.warn(
+							"Could not clear the check mark of lock '" + lock.getName() + "' at "
+									+ this.redisDescription + "; its counter is checked again only when its token is 1",
+							error);
+				}
+			});
+	}
+
+	/** The field Redisson keeps an owner under in the lock's hash. */
+	private static String ownerField(RedissonFencedLock lock, long owner) {
+		return lock.getServiceManager().getId() + ":" + owner;
+	}
+
+	private static RedissonHeldLock own(HeldLock held) {
+		if (held instanceof RedissonHeldLock own) {
+			return own;
+		}
+		throw new IllegalArgumentException("Lock '" + held.token().lockName() + "' was not taken by this Redisson "
+				+ "lock provider but by " + held.getClass().getName());
+	}
+
+	private RScript script() {
+		return this.redisson.getScript(StringCodec.INSTANCE);
+	}
+
+	private RedissonFencedLock fencedLock(String lockName) {
+		RFencedLock lock = this.redisson.getFencedLock(lockName);
+		if (lock instanceof RedissonFencedLock fenced) {
+			return fenced;
+		}
+		throw new IllegalStateException("The RedissonClient returned a " + lock.getClass().getName() + " for lock '"
+				+ lockName + "'; fenced tasks need Redisson's own RedissonFencedLock");
+	}
+
+	/** The counter key, named as Redisson names it from the already mapped lock name. */
+	private static String tokenKey(RedissonFencedLock lock) {
+		return RedissonObject.prefixName(TOKEN_KEY_PREFIX, lock.getRawName());
+	}
+
+	private static String checkedKey(RedissonFencedLock lock) {
+		return RedissonObject.prefixName(CHECKED_KEY_PREFIX, lock.getRawName());
+	}
+
+	/**
+	 * A key Redisson sends as it is: a String key would go through the client's
+	 * NameMapper again.
+	 */
+	private static byte[] rawKey(String key) {
+		return key.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Gives back an acquisition the caller did not see, quietly and without making later
+	 * acquisitions wait for it: it may never have been made, or Redis may be down.
+	 */
+	private void giveBack(String lockName, RedissonFencedLock lock, long owner) {
+		lock.unlockAsync(owner).whenComplete((released, error) -> {
+			if (error == null && logger.isDebugEnabled()) {
+				logger.debug("Gave back lock '" + lockName + "' of an acquisition the caller did not see");
+			}
+		});
+	}
+
+	private static boolean isReplicationFailure(@Nullable Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof NoSyncedSlavesException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * A Redisson fenced lock held by a running task.
+	 *
+	 * @param lock the Redisson lock object of this acquisition only
+	 * @param owner the owner id of this acquisition, Redisson's "thread id"
+	 * @param token the token of this acquisition
+	 * @param leaseTime the fixed lease, {@code null} for the watchdog
+	 * @param acquiredAtNanos {@link System#nanoTime()} no later than the lease began:
+	 * when the acquisition was requested, or, after a wait, from the lease Redis had left
+	 */
+	record RedissonHeldLock(RedissonFencedLock lock, long owner, FencingToken token, @Nullable Duration leaseTime,
+			long acquiredAtNanos) implements HeldLock {
+
+		@Override
+		public HeldLock withToken(FencingToken newToken) {
+			return new RedissonHeldLock(this.lock, this.owner, newToken, this.leaseTime, this.acquiredAtNanos);
+		}
+
+	}
+
+}

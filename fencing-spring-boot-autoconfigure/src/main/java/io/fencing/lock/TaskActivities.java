@@ -1,0 +1,94 @@
+package io.fencing.lock;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.fencing.StaleWriteRefusedEvent;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.ApplicationListener;
+import org.springframework.core.Ordered;
+
+/**
+ * What every fenced task has done since startup, by task name, and the last write the
+ * storage refused whatever its token's task. Bounded: the runs of programmatic task names
+ * beyond the first {@value #MAX_PROGRAMMATIC_TASK_NAMES} (per-entity lock names not named
+ * with {@code observedAs}) are kept together as {@linkplain #otherTasks() other tasks};
+ * {@code @FencedTask} names, fixed in code, always have their own.
+ * <p>
+ * Listens for refused writes first of all listeners, so that a listener that throws
+ * cannot keep one from being counted.
+ */
+public final class TaskActivities implements ApplicationListener<StaleWriteRefusedEvent>, Ordered {
+
+	/** How many programmatic task names are kept apart. */
+	public static final int MAX_PROGRAMMATIC_TASK_NAMES = 1000;
+
+	/** The activity of a task that has not run. */
+	static final TaskActivity NONE = new TaskActivity();
+
+	private final Map<String, TaskActivity> tasks = new ConcurrentHashMap<>();
+
+	private final AtomicInteger programmaticTaskNames = new AtomicInteger();
+
+	private final TaskActivity otherTasks = new TaskActivity();
+
+	private volatile TaskActivity.@Nullable Refusal lastRefusal;
+
+	/** The activity that {@code task}'s runs are recorded in. */
+	TaskActivity activityOf(TaskDefinition task) {
+		TaskActivity activity = this.tasks.get(task.taskName());
+		if (activity != null) {
+			return activity;
+		}
+		if (!task.sources().programmatic()) {
+			return this.tasks.computeIfAbsent(task.taskName(), (name) -> new TaskActivity());
+		}
+		if (this.programmaticTaskNames.get() >= MAX_PROGRAMMATIC_TASK_NAMES) {
+			return this.otherTasks;
+		}
+		return this.tasks.computeIfAbsent(task.taskName(), (name) -> {
+			this.programmaticTaskNames.incrementAndGet();
+			return new TaskActivity();
+		});
+	}
+
+	@Override
+	public void onApplicationEvent(StaleWriteRefusedEvent event) {
+		TaskActivity.Refusal refusal = TaskActivity.Refusal.of(event);
+		this.lastRefusal = refusal;
+		String taskName = event.getTaskName();
+		if (taskName != null) {
+			TaskActivity activity = this.tasks.get(taskName);
+			((activity != null) ? activity : this.otherTasks).refused(refusal);
+		}
+	}
+
+	@Override
+	public int getOrder() {
+		return Ordered.HIGHEST_PRECEDENCE;
+	}
+
+	/** The activity of each task name that has run, sorted by name. */
+	public Map<String, TaskActivity> tasks() {
+		return new TreeMap<>(this.tasks);
+	}
+
+	/** The activity of one task name, {@link #NONE} when it has not run. */
+	public TaskActivity task(String taskName) {
+		return this.tasks.getOrDefault(taskName, NONE);
+	}
+
+	/** The runs of programmatic task names beyond the first ones. */
+	public TaskActivity otherTasks() {
+		return this.otherTasks;
+	}
+
+	/** The last write the storage refused, whatever its token, or {@code null}. */
+	public TaskActivity.@Nullable Refusal lastRefusal() {
+		return this.lastRefusal;
+	}
+
+}

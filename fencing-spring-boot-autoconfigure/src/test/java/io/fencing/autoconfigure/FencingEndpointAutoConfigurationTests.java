@@ -1,0 +1,76 @@
+package io.fencing.autoconfigure;
+
+import io.fencing.actuate.FencingEndpoint;
+import io.fencing.lock.FencedTaskRunner;
+import io.fencing.testsupport.TestServices;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * When the {@code fencing} endpoint is there: with Actuator, the fence on, and the
+ * endpoint exposed.
+ */
+class FencingEndpointAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
+				FencingEndpointAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl());
+
+	@Test
+	void thereWhenExposed() {
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=fencing")
+			.run((context) -> assertThat(context).hasSingleBean(FencingEndpoint.class));
+	}
+
+	@Test
+	void thereWhenExposedOverJmx() {
+		this.contextRunner
+			.withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=fencing")
+			.run((context) -> assertThat(context).hasSingleBean(FencingEndpoint.class));
+	}
+
+	@Test
+	void notThereUnlessExposed() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(FencedTaskRunner.class);
+			assertThat(context).doesNotHaveBean(FencingEndpoint.class);
+		});
+	}
+
+	@Test
+	void notThereWhenDisabled() {
+		this.contextRunner
+			.withPropertyValues("management.endpoints.web.exposure.include=fencing",
+					"management.endpoint.fencing.access=NONE")
+			.run((context) -> assertThat(context).doesNotHaveBean(FencingEndpoint.class));
+	}
+
+	@Test
+	void notThereWhenTheFenceIsOff() {
+		this.contextRunner
+			.withPropertyValues("management.endpoints.web.exposure.include=fencing", "fencing.enabled=false")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean(FencingEndpoint.class);
+			});
+	}
+
+	@Test
+	void notThereWithoutActuator() {
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=fencing")
+			.withClassLoader(new FilteredClassLoader(Endpoint.class))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(FencedTaskRunner.class);
+				assertThat(context).doesNotHaveBean(FencingEndpoint.class);
+			});
+	}
+
+}

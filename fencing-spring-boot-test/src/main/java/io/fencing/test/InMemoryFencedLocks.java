@@ -1,0 +1,322 @@
+package io.fencing.test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import io.fencing.FencingToken;
+import io.fencing.lock.FencedLocks;
+import io.fencing.lock.HeldLock;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * Fenced locks in the JVM, for tests without Redis, with the semantics of the Redis ones:
+ * each lock name has a token counter that only grows (the first token is 1), a lock held
+ * by one owner is busy for every other (on any thread; an acquisition is never
+ * re-entered), {@code waitTime} waits for it, a fixed lease ends by itself and the lock
+ * is then free for the next owner, and a release never frees a newer owner's lock.
+ * <p>
+ * A test can also make things happen that Redis does to a running task:
+ * {@link #expire(String)} ends the current owner's lease, {@link #pauseNextOwner} runs a
+ * newer owner while the next one is paused past its lease, and {@link #loseEverything()}
+ * loses every lock and token counter, as a Redis restart without persistence does.
+ */
+public class InMemoryFencedLocks implements FencedLocks {
+
+	private static final long RENEWED = Long.MAX_VALUE;
+
+	private final Map<String, LockState> locks = new ConcurrentHashMap<>();
+
+	private final Map<String, Runnable> pausedOwners = new ConcurrentHashMap<>();
+
+	private final AtomicLong owners = new AtomicLong();
+
+	@Override
+	public String description() {
+		return "in-JVM fenced locks (fencing-spring-boot-test)";
+	}
+
+	/** Nothing to reach: no server. */
+	@Override
+	public List<String> pingMasters(Duration timeout) {
+		return List.of();
+	}
+
+	@Override
+	public @Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
+			throws InterruptedException {
+		LockState lock = this.locks.computeIfAbsent(lockName, (name) -> new LockState());
+		long requestedAt = System.nanoTime();
+		long deadline = requestedAt + waitTime.toNanos();
+		synchronized (lock) {
+			while (true) {
+				long now = System.nanoTime();
+				lock.endLeaseIfOver(now);
+				if (lock.owner == 0) {
+					lock.owner = this.owners.incrementAndGet();
+					lock.leaseEndNanos = (leaseTime != null) ? now + leaseTime.toNanos() : RENEWED;
+					FencingToken token = new FencingToken(lockName, ++lock.counter);
+					return new InMemoryHeldLock(lock.owner, token, leaseTime, requestedAt);
+				}
+				long waitLeft = deadline - now;
+				if (waitLeft <= 0) {
+					return null;
+				}
+				TimeUnit.NANOSECONDS.timedWait(lock, Math.min(waitLeft, lock.leaseEndNanos - now));
+			}
+		}
+	}
+
+	/**
+	 * Runs the newer owner of a {@linkplain #pauseNextOwner paused} one, before the
+	 * paused owner's body.
+	 */
+	@Override
+	public void beforeBody(HeldLock held) {
+		Runnable newerOwner = this.pausedOwners.remove(held.token().lockName());
+		if (newerOwner == null) {
+			return;
+		}
+		LockState lock = state(held);
+		synchronized (lock) {
+			if (lock.owner == own(held).owner()) {
+				lock.endLease();
+			}
+		}
+		AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
+		Thread newer = new Thread(newerOwner, "fencing-newer-owner-of-" + held.token().lockName());
+		newer.setUncaughtExceptionHandler((thread, ex) -> failure.set(ex));
+		newer.start();
+		try {
+			newer.join();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while the newer owner of lock '" + held.token().lockName()
+					+ "' ran; the paused owner's run did not start", ex);
+		}
+		Throwable failed = failure.get();
+		if (failed != null) {
+			throw new IllegalStateException("The newer owner of lock '" + held.token().lockName()
+					+ "' failed while the owner with token " + held.token().value() + " was paused", failed);
+		}
+	}
+
+	@Override
+	public CompletableFuture<Boolean> release(HeldLock held, Consumer<Boolean> whenAnswered) {
+		LockState lock = state(held);
+		boolean released;
+		synchronized (lock) {
+			lock.endLeaseIfOver(System.nanoTime());
+			released = lock.owner == own(held).owner();
+			if (released) {
+				lock.endLease();
+			}
+		}
+		whenAnswered.accept(released);
+		return CompletableFuture.completedFuture(released);
+	}
+
+	/** Releases are answered at once. */
+	@Override
+	public boolean awaitReleases(Duration timeout) {
+		return true;
+	}
+
+	@Override
+	public boolean isHeld(HeldLock held) {
+		LockState lock = state(held);
+		synchronized (lock) {
+			lock.endLeaseIfOver(System.nanoTime());
+			return lock.owner == own(held).owner();
+		}
+	}
+
+	@Override
+	public boolean raiseTokenCounter(HeldLock held, long acceptedToken) {
+		LockState lock = state(held);
+		synchronized (lock) {
+			if (lock.counter >= acceptedToken) {
+				return false;
+			}
+			lock.counter = acceptedToken;
+			return true;
+		}
+	}
+
+	@Override
+	public @Nullable FencingToken reissueAbove(HeldLock held, long floor) {
+		LockState lock = state(held);
+		synchronized (lock) {
+			lock.endLeaseIfOver(System.nanoTime());
+			if (lock.owner != own(held).owner()) {
+				return null;
+			}
+			lock.counter = Math.max(lock.counter, floor);
+			lock.counterChecked = true;
+			return new FencingToken(held.token().lockName(), ++lock.counter);
+		}
+	}
+
+	@Override
+	public boolean isCounterChecked(HeldLock held) {
+		LockState lock = state(held);
+		synchronized (lock) {
+			return lock.counterChecked;
+		}
+	}
+
+	@Override
+	public void markCounterChecked(HeldLock held) {
+		LockState lock = state(held);
+		synchronized (lock) {
+			lock.counterChecked = true;
+		}
+	}
+
+	@Override
+	public void forgetCounterCheck(HeldLock held) {
+		LockState lock = state(held);
+		synchronized (lock) {
+			lock.counterChecked = false;
+		}
+	}
+
+	@Override
+	public void close() {
+	}
+
+	/**
+	 * Ends the lease of the current owner of {@code lockName} now, as if it had run out
+	 * while the owner was paused: the lock is free for the next owner, and the current
+	 * owner's release finds it gone.
+	 * @return whether the lock was held
+	 */
+	public boolean expire(String lockName) {
+		LockState lock = this.locks.get(lockName);
+		if (lock == null) {
+			return false;
+		}
+		synchronized (lock) {
+			lock.endLeaseIfOver(System.nanoTime());
+			boolean held = lock.owner != 0;
+			lock.endLease();
+			return held;
+		}
+	}
+
+	/**
+	 * Makes the next run that takes {@code lockName} an owner paused past its lease, as a
+	 * long GC pause or a frozen VM would: once it has its token, and before its body
+	 * runs, its lease ends and {@code newerOwner} runs on a thread of its own (call the
+	 * fenced method there: it takes the lock with a newer token, and its writes are
+	 * accepted); then the paused run goes on with its now stale token, and the storage
+	 * refuses its guarded writes. Its release then finds the lock gone, as a lost lease.
+	 * @throws IllegalStateException when a pause of this lock is already waiting for its
+	 * run
+	 */
+	public void pauseNextOwner(String lockName, Runnable newerOwner) {
+		Assert.hasText(lockName, "lockName must not be blank");
+		Assert.notNull(newerOwner, "newerOwner must not be null");
+		if (this.pausedOwners.putIfAbsent(lockName, newerOwner) != null) {
+			throw new IllegalStateException("The next owner of lock '" + lockName + "' is already to be paused");
+		}
+	}
+
+	/**
+	 * The last token issued for {@code lockName}, {@code 0} when none was (or since
+	 * {@link #loseEverything()}).
+	 */
+	public long lastToken(String lockName) {
+		LockState lock = this.locks.get(lockName);
+		if (lock == null) {
+			return 0;
+		}
+		synchronized (lock) {
+			return lock.counter;
+		}
+	}
+
+	/**
+	 * Loses every lock and token counter, as a Redis restart without persistence does:
+	 * counters start again at 1, and the starter raises each above the tokens the guarded
+	 * tables hold at its next acquisition.
+	 */
+	public void loseEverything() {
+		this.locks.values().forEach((lock) -> {
+			synchronized (lock) {
+				lock.endLease();
+				lock.counter = 0;
+				lock.counterChecked = false;
+			}
+		});
+	}
+
+	private LockState state(HeldLock held) {
+		LockState lock = this.locks.get(held.token().lockName());
+		if (lock == null) {
+			throw new IllegalArgumentException("Lock '" + held.token().lockName() + "' was not taken here");
+		}
+		return lock;
+	}
+
+	private static InMemoryHeldLock own(HeldLock held) {
+		if (held instanceof InMemoryHeldLock own) {
+			return own;
+		}
+		throw new IllegalArgumentException("Lock '" + held.token().lockName()
+				+ "' was not taken by the in-JVM fenced locks but by " + held.getClass().getName());
+	}
+
+	/** One lock name: its owner, lease and token counter. Guarded by itself. */
+	private static final class LockState {
+
+		/** The owner holding the lock, 0 when free. */
+		private long owner;
+
+		private long leaseEndNanos;
+
+		private long counter;
+
+		private boolean counterChecked;
+
+		void endLeaseIfOver(long now) {
+			if (this.owner != 0 && this.leaseEndNanos != RENEWED && now - this.leaseEndNanos >= 0) {
+				endLease();
+			}
+		}
+
+		void endLease() {
+			this.owner = 0;
+			notifyAll();
+		}
+
+	}
+
+	/**
+	 * A lock held in the JVM.
+	 *
+	 * @param owner the owner id of this acquisition
+	 * @param token its token
+	 * @param leaseTime its fixed lease, {@code null} for one renewed until the release
+	 * @param acquiredAtNanos when it was requested
+	 */
+	record InMemoryHeldLock(long owner, FencingToken token, @Nullable Duration leaseTime,
+			long acquiredAtNanos) implements HeldLock {
+
+		@Override
+		public HeldLock withToken(FencingToken newToken) {
+			return new InMemoryHeldLock(this.owner, newToken, this.leaseTime, this.acquiredAtNanos);
+		}
+
+	}
+
+}

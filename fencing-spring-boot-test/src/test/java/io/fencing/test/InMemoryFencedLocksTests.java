@@ -1,0 +1,193 @@
+package io.fencing.test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import io.fencing.FencedTask;
+import io.fencing.FencedTasks;
+import io.fencing.FencingContext;
+import io.fencing.FencingToken;
+import io.fencing.LockBusyException;
+import io.fencing.OnBusy;
+import io.fencing.StaleWriterException;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.jdbc.FencedJdbcTemplate;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Fenced tasks on {@link InMemoryFencedLocks}, with no Redis (its address is a closed
+ * port), and guarded writes on a real H2: the fence's semantics hold.
+ */
+class InMemoryFencedLocksTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(InMemoryFencingAutoConfiguration.class, AopAutoConfiguration.class,
+				DataRedisAutoConfiguration.class, DataSourceAutoConfiguration.class, FencingAutoConfiguration.class,
+				FencingJdbcAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1",
+				"spring.datasource.url=jdbc:h2:mem:in-memory-fencing;DB_CLOSE_DELAY=-1")
+		.withUserConfiguration(StockJobConfiguration.class);
+
+	@Test
+	void noRedisIsNeededAndTokensGrowPerLockName() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasNotFailed().doesNotHaveBean(RedissonClient.class);
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			List<Long> tokens = new ArrayList<>();
+			for (String lock : List.of("a", "a", "b", "a")) {
+				tasks.run(lock, (token) -> tokens.add(token.value()));
+			}
+			assertThat(tokens).containsExactly(1L, 2L, 1L, 3L);
+		});
+	}
+
+	@Test
+	void aHeldLockIsBusyForEveryOtherOwnerUntilReleased() {
+		this.contextRunner.run((context) -> {
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			CountDownLatch holding = new CountDownLatch(1);
+			CountDownLatch release = new CountDownLatch(1);
+			CompletableFuture<Boolean> holder = CompletableFuture.supplyAsync(() -> tasks.run("busy", (token) -> {
+				holding.countDown();
+				await(release);
+			}));
+			await(holding);
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> tasks.task("busy").onBusy(OnBusy.FAIL).run((token) -> {
+				}));
+			assertThat(tasks.task("busy").onBusy(OnBusy.SKIP).run((token) -> {
+			})).isFalse();
+			CompletableFuture<FencingToken> waiter = CompletableFuture
+				.supplyAsync(() -> tasks.task("busy").waitTime(Duration.ofSeconds(10)).call((token) -> token).get());
+			release.countDown();
+			assertThat(holder.get(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(waiter.get(10, TimeUnit.SECONDS).value()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void aFixedLeaseEndsByItselfAndTheLateReleaseLeavesTheNewerOwnersLock() {
+		this.contextRunner.run((context) -> {
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			InMemoryFencedLocks locks = context.getBean(InMemoryFencedLocks.class);
+			List<Boolean> validity = new ArrayList<>();
+			CountDownLatch newerHolds = new CountDownLatch(1);
+			CountDownLatch newerMayEnd = new CountDownLatch(1);
+			CompletableFuture<Boolean> newer = new CompletableFuture<>();
+			tasks.task("lease").leaseTime(Duration.ofMillis(200)).onBusy(OnBusy.FAIL).run((token) -> {
+				validity.add(FencingContext.isLeaseValid());
+				newer.completeAsync(() -> tasks.task("lease")
+					.waitTime(Duration.ofSeconds(10))
+					.onBusy(OnBusy.FAIL)
+					.run((newerToken) -> {
+						newerHolds.countDown();
+						await(newerMayEnd);
+					}));
+				await(newerHolds);
+				validity.add(FencingContext.isLeaseValid());
+			});
+			assertThat(validity).containsExactly(true, false);
+			assertThat(locks.lastToken("lease")).isEqualTo(2);
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> tasks.task("lease").onBusy(OnBusy.FAIL).run((token) -> {
+				}));
+			newerMayEnd.countDown();
+			newer.get(10, TimeUnit.SECONDS);
+		});
+	}
+
+	@Test
+	void aPausedOwnersWritesAreRefusedAfterTheNewerOwnersWrites() {
+		this.contextRunner.run((context) -> {
+			StockJob job = context.getBean(StockJob.class);
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			InMemoryFencedLocks locks = context.getBean(InMemoryFencedLocks.class);
+			job.write(3);
+			locks.pauseNextOwner("stock", () -> job.write(8));
+			assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> job.write(5))
+				.withMessageContaining("token 2 is older than accepted token 3");
+			assertThat(jdbc.queryForMap("SELECT quantity, last_token FROM stock WHERE sku = 'A-1'"))
+				.isEqualTo(Map.of("QUANTITY", 8, "LAST_TOKEN", 3L));
+		});
+	}
+
+	@Test
+	void lostCountersAreRaisedAboveTheStoredTokens() {
+		this.contextRunner.run((context) -> {
+			StockJob job = context.getBean(StockJob.class);
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			InMemoryFencedLocks locks = context.getBean(InMemoryFencedLocks.class);
+			job.write(1);
+			job.write(2);
+			locks.loseEverything();
+			assertThat(locks.lastToken("stock")).isZero();
+			job.write(3);
+			assertThat(jdbc.queryForMap("SELECT quantity, last_token FROM stock WHERE sku = 'A-1'"))
+				.isEqualTo(Map.of("QUANTITY", 3, "LAST_TOKEN", 3L));
+		});
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			assertThat(latch.await(10, TimeUnit.SECONDS)).as("the other owner's step").isTrue();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class StockJobConfiguration {
+
+		@Bean
+		StockJob stockJob(FencedJdbcTemplate jdbc, DataSource dataSource) {
+			JdbcTemplate plain = new JdbcTemplate(dataSource);
+			plain.execute("DROP TABLE IF EXISTS stock");
+			plain.execute("CREATE TABLE stock (sku VARCHAR(16) PRIMARY KEY, quantity INT NOT NULL, "
+					+ "last_token BIGINT NOT NULL DEFAULT 0)");
+			plain.update("INSERT INTO stock (sku, quantity) VALUES ('A-1', 0)");
+			return new StockJob(jdbc);
+		}
+
+	}
+
+	static class StockJob {
+
+		private final FencedJdbcTemplate jdbc;
+
+		StockJob(FencedJdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+		}
+
+		@FencedTask(value = "stock", onBusy = OnBusy.FAIL)
+		public void write(int quantity) {
+			FencingAssert.assertFenced("stock");
+			this.jdbc.guardedUpdate("UPDATE stock SET quantity = ? WHERE sku = ?", quantity, "A-1");
+		}
+
+	}
+
+}
