@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Objects;
 
+import io.fencing.lock.FencedLocks;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
@@ -20,7 +21,8 @@ import org.springframework.core.io.Resource;
 
 /**
  * Where the starter's own Redisson client gets its configuration when the application has
- * no {@link RedissonClient}, imported in order of preference.
+ * no {@link RedissonClient} and no {@link FencedLocks} of its own (the test kit's, say),
+ * imported in order of preference.
  */
 final class FencingRedissonConfigurations {
 
@@ -29,7 +31,7 @@ final class FencingRedissonConfigurations {
 
 	/** A Redisson YAML file named by {@code fencing.redis.config}. */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnMissingBean(RedissonClient.class)
+	@ConditionalOnMissingBean({ RedissonClient.class, FencedLocks.class })
 	@ConditionalOnExpression("!'${fencing.redis.config:}'.isBlank()")
 	static class FromRedissonFile {
 
@@ -59,7 +61,7 @@ final class FencingRedissonConfigurations {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(DataRedisConnectionDetails.class)
 	@ConditionalOnBean(DataRedisConnectionDetails.class)
-	@ConditionalOnMissingBean({ RedissonClient.class, FencingRedissonConfig.class })
+	@ConditionalOnMissingBean({ RedissonClient.class, FencedLocks.class, FencingRedissonConfig.class })
 	static class FromConnectionDetails {
 
 		@Bean
@@ -72,7 +74,7 @@ final class FencingRedissonConfigurations {
 
 	/** Nothing to build a client from: say so at startup rather than guess localhost. */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnMissingBean({ RedissonClient.class, FencingRedissonConfig.class })
+	@ConditionalOnMissingBean({ RedissonClient.class, FencedLocks.class, FencingRedissonConfig.class })
 	static class WithoutConnectionDetails {
 
 		@Bean

@@ -13,6 +13,11 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
  * On a test class: fenced tasks take {@link InMemoryFencedLocks} in the JVM instead of
  * Redis locks, with the same semantics (tokens, busy locks, leases), so that the test
  * needs no Redis. Inject {@link InMemoryFencedLocks} to expire a lease or pause an owner.
+ * <p>
+ * It also imports the fence itself (the {@code @FencedTask} advisor, the fenced templates
+ * and entities, and Spring AOP's auto-proxying), so that fenced tasks are fenced in a
+ * test slice ({@code @JdbcTest}, {@code @DataJpaTest}) or a test context without
+ * auto-configuration too, as Boot's own {@code @AutoConfigure...} annotations do.
  *
  * <pre class="code">
  * &#64;SpringBootTest
@@ -24,7 +29,7 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Inherited
-@ImportAutoConfiguration(InMemoryFencingAutoConfiguration.class)
+@ImportAutoConfiguration
 public @interface AutoConfigureInMemoryFencing {
 
 }

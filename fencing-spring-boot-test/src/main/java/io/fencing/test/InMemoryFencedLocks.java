@@ -33,6 +33,9 @@ public class InMemoryFencedLocks implements FencedLocks {
 
 	private static final long RENEWED = Long.MAX_VALUE;
 
+	/** How long a paused owner waits for its newer owner to end. */
+	private static final Duration NEWER_OWNER_TIMEOUT = Duration.ofMinutes(1);
+
 	private final Map<String, LockState> locks = new ConcurrentHashMap<>();
 
 	private final Map<String, Runnable> pausedOwners = new ConcurrentHashMap<>();
@@ -54,17 +57,17 @@ public class InMemoryFencedLocks implements FencedLocks {
 	public @Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
 		LockState lock = this.locks.computeIfAbsent(lockName, (name) -> new LockState());
-		long requestedAt = System.nanoTime();
-		long deadline = requestedAt + waitTime.toNanos();
+		long deadline = System.nanoTime() + waitTime.toNanos();
 		synchronized (lock) {
 			while (true) {
 				long now = System.nanoTime();
 				lock.endLeaseIfOver(now);
 				if (lock.owner == 0) {
+					// The lease begins now, after any wait, as it does in Redis.
 					lock.owner = this.owners.incrementAndGet();
 					lock.leaseEndNanos = (leaseTime != null) ? now + leaseTime.toNanos() : RENEWED;
 					FencingToken token = new FencingToken(lockName, ++lock.counter);
-					return new InMemoryHeldLock(lock.owner, token, leaseTime, requestedAt);
+					return new InMemoryHeldLock(lock.owner, token, leaseTime, now);
 				}
 				long waitLeft = deadline - now;
 				if (waitLeft <= 0) {
@@ -96,12 +99,18 @@ public class InMemoryFencedLocks implements FencedLocks {
 		newer.setUncaughtExceptionHandler((thread, ex) -> failure.set(ex));
 		newer.start();
 		try {
-			newer.join();
+			newer.join(NEWER_OWNER_TIMEOUT.toMillis());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted while the newer owner of lock '" + held.token().lockName()
 					+ "' ran; the paused owner's run did not start", ex);
+		}
+		if (newer.isAlive()) {
+			throw new IllegalStateException("The newer owner of lock '" + held.token().lockName() + "' did not end "
+					+ "within " + NEWER_OWNER_TIMEOUT.toSeconds() + " s while the owner with token "
+					+ held.token().value() + " was paused (does it wait for rows the test's own transaction "
+					+ "holds?); the paused owner's run did not start");
 		}
 		Throwable failed = failure.get();
 		if (failed != null) {
@@ -219,7 +228,8 @@ public class InMemoryFencedLocks implements FencedLocks {
 	 * runs, its lease ends and {@code newerOwner} runs on a thread of its own (call the
 	 * fenced method there: it takes the lock with a newer token, and its writes are
 	 * accepted); then the paused run goes on with its now stale token, and the storage
-	 * refuses its guarded writes. Its release then finds the lock gone, as a lost lease.
+	 * refuses its guarded writes to the rows the newer owner wrote. Its release then
+	 * finds the lock gone, as a lost lease.
 	 * @throws IllegalStateException when a pause of this lock is already waiting for its
 	 * run
 	 */
@@ -307,7 +317,7 @@ public class InMemoryFencedLocks implements FencedLocks {
 	 * @param owner the owner id of this acquisition
 	 * @param token its token
 	 * @param leaseTime its fixed lease, {@code null} for one renewed until the release
-	 * @param acquiredAtNanos when it was requested
+	 * @param acquiredAtNanos when it was granted, after any wait: its lease began then
 	 */
 	record InMemoryHeldLock(long owner, FencingToken token, @Nullable Duration leaseTime,
 			long acquiredAtNanos) implements HeldLock {

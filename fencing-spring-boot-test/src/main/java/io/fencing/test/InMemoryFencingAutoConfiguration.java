@@ -10,7 +10,7 @@ import org.springframework.context.annotation.Bean;
 /**
  * In-JVM fenced locks in place of Redis ones, for tests: imported by
  * {@link AutoConfigureInMemoryFencing}, never by the classpath alone. The starter then
- * builds no Redisson client.
+ * builds no Redisson client and reads no Redis settings.
  */
 @AutoConfiguration(before = FencingAutoConfiguration.class)
 public final class InMemoryFencingAutoConfiguration {

@@ -20,6 +20,9 @@ import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.lock.FencedTaskRunner;
+import io.fencing.lock.TaskActivity;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
@@ -61,6 +64,22 @@ class InMemoryFencedLocksTests {
 			}
 			assertThat(tokens).containsExactly(1L, 2L, 1L, 3L);
 		});
+	}
+
+	@Test
+	void noRedisSettingIsReadNotEvenBootsConnectionDetailsOrARedissonFile() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(InMemoryFencingAutoConfiguration.class, FencingAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(InMemoryFencedLocks.class)
+				.doesNotHaveBean(RedissonClient.class));
+		this.contextRunner.withPropertyValues("fencing.redis.config=file:/nonexistent/production-redisson.yaml")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().doesNotHaveBean(RedissonClient.class);
+				assertThat(context.getBean(FencedTasks.class).run("no-redis-file", (token) -> {
+				})).isTrue();
+			});
 	}
 
 	@Test
@@ -115,6 +134,35 @@ class InMemoryFencedLocksTests {
 				}));
 			newerMayEnd.countDown();
 			newer.get(10, TimeUnit.SECONDS);
+		});
+	}
+
+	@Test
+	void aTaskThatWaitedForItsLockHasItsWholeLease() {
+		this.contextRunner.run((context) -> {
+			InMemoryFencedLocks locks = context.getBean(InMemoryFencedLocks.class);
+			assertThat(locks.tryAcquire("waited", Duration.ZERO, Duration.ofMillis(1500))).isNotNull();
+			long waitStarted = System.nanoTime();
+			List<Boolean> validity = new ArrayList<>();
+			assertThat(context.getBean(FencedTasks.class)
+				.task("waited")
+				.leaseTime(Duration.ofSeconds(2))
+				.waitTime(Duration.ofSeconds(10))
+				.onBusy(OnBusy.FAIL)
+				.run((token) -> {
+					validity.add(FencingContext.isLeaseValid());
+					// Past the lease as counted from the start of the wait, well within
+					// the
+					// lease granted once the other owner's ended.
+					Awaitility.await()
+						.atMost(Duration.ofSeconds(5))
+						.until(() -> System.nanoTime() - waitStarted > Duration.ofMillis(2300).toNanos());
+					validity.add(FencingContext.isLeaseValid());
+				})).isTrue();
+			assertThat(validity).containsExactly(true, true);
+			TaskActivity activity = context.getBean(FencedTaskRunner.class).activities().task("waited");
+			assertThat(activity.overruns()).isZero();
+			assertThat(activity.locksLost()).isZero();
 		});
 	}
 
