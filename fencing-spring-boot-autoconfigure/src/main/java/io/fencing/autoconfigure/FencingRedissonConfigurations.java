@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.util.Objects;
 
 import io.fencing.lock.FencedLocks;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
@@ -18,6 +19,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.Resource;
+import org.springframework.core.io.UrlResource;
 
 /**
  * Where the starter's own Redisson client gets its configuration when the application has
@@ -38,18 +40,45 @@ final class FencingRedissonConfigurations {
 		@Bean
 		FencingRedissonConfig fencingRedissonConfig(FencingProperties properties) {
 			Resource file = Objects.requireNonNull(properties.getRedis().getConfig());
+			String userInfo = userInfo(file);
+			String description = withoutCredentials(file.getDescription(), userInfo);
 			Config config;
 			try (InputStream yaml = file.getInputStream()) {
 				config = Config.fromYAML(yaml);
 			}
 			catch (IOException | RuntimeException ex) {
-				throw new IllegalStateException("fencing.redis.config: cannot read a Redisson configuration from "
-						+ file.getDescription() + ": " + ex.getMessage(), ex);
+				// The cause's own message may hold the credentials: chained only without
+				// them.
+				throw new IllegalStateException(
+						"fencing.redis.config: cannot read a Redisson configuration from " + description + ": "
+								+ withoutCredentials(String.valueOf(ex.getMessage()), userInfo),
+						(userInfo != null) ? null : ex);
 			}
 			if (config == null) {
-				throw new IllegalStateException("fencing.redis.config: " + file.getDescription() + " is empty");
+				throw new IllegalStateException("fencing.redis.config: " + description + " is empty");
 			}
-			return new FencingRedissonConfig(config, "fencing.redis.config (" + file.getDescription() + ")");
+			return new FencingRedissonConfig(config, "fencing.redis.config (" + description + ")");
+		}
+
+		/**
+		 * The credentials of a URL such as
+		 * {@code https://deploy:token@config.internal/...}, or {@code null}: the location
+		 * shows in health details and messages, they must not.
+		 */
+		private static @Nullable String userInfo(Resource file) {
+			if (!(file instanceof UrlResource)) {
+				return null;
+			}
+			try {
+				return file.getURL().getUserInfo();
+			}
+			catch (IOException ex) {
+				return null;
+			}
+		}
+
+		private static String withoutCredentials(String text, @Nullable String userInfo) {
+			return (userInfo != null) ? text.replace(userInfo + "@", "") : text;
 		}
 
 	}

@@ -1,12 +1,18 @@
 package io.fencing.autoconfigure;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import com.sun.net.httpserver.HttpServer;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
 import io.fencing.lock.RedissonFencedLocks;
@@ -210,6 +216,42 @@ class FencingRedissonConfigTests {
 			.run((context) -> assertThat(context).getFailure()
 				.hasStackTraceContaining("fencing.redis.config: cannot read a Redisson configuration from")
 				.hasStackTraceContaining("/nonexistent/redisson.yaml"));
+	}
+
+	/**
+	 * The file's location shows in health details, endpoint-facing messages and startup
+	 * failures; the credentials of its URL never do.
+	 */
+	@Test
+	void theCredentialsOfARedissonFileUrlAreNeverShown() throws IOException {
+		byte[] yaml = ("singleServerConfig:\n  address: \"" + TestServices.redisUrl() + "\"\n")
+			.getBytes(StandardCharsets.UTF_8);
+		HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+		server.createContext("/redisson.yaml", (exchange) -> {
+			exchange.sendResponseHeaders(200, yaml.length);
+			try (OutputStream body = exchange.getResponseBody()) {
+				body.write(yaml);
+			}
+		});
+		server.start();
+		try {
+			String files = "http://deploy:S3cr3tT0ken@127.0.0.1:" + server.getAddress().getPort();
+			this.contextRunner.withPropertyValues("fencing.redis.config=" + files + "/redisson.yaml")
+				.run((context) -> assertThat(context.getBean(FencedLocks.class).description())
+					.isEqualTo("fencing.redis.config (URL [http://127.0.0.1:" + server.getAddress().getPort()
+							+ "/redisson.yaml])"));
+			this.contextRunner.withPropertyValues("fencing.redis.config=" + files + "/missing.yaml").run((context) -> {
+				assertThat(context).getFailure()
+					.hasStackTraceContaining("fencing.redis.config: cannot read a Redisson configuration from "
+							+ "URL [http://127.0.0.1:" + server.getAddress().getPort() + "/missing.yaml]");
+				StringWriter trace = new StringWriter();
+				context.getStartupFailure().printStackTrace(new PrintWriter(trace));
+				assertThat(trace.toString()).doesNotContain("S3cr3tT0ken");
+			});
+		}
+		finally {
+			server.stop(0);
+		}
 	}
 
 	@Test
