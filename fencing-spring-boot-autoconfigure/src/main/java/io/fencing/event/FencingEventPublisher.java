@@ -1,5 +1,8 @@
 package io.fencing.event;
 
+import java.util.HashSet;
+import java.util.Set;
+
 import io.fencing.FencingEvent;
 import io.fencing.FencingToken;
 import io.fencing.StaleWriteRefusedEvent;
@@ -7,15 +10,17 @@ import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.NamedThreadLocal;
 
 /**
  * Publishes {@link FencingEvent}s so that a listener never changes what the fence does:
- * what it throws is logged, not thrown into a task or a refused write, and an event a
- * listener causes on its own thread (a guarded write of its own refused with the same
- * stale token) is not published again.
+ * what it throws is logged, not thrown into a task or a refused write, and a refusal a
+ * listener of that refusal causes again on its own thread (a guarded write of its own
+ * with the same stale token) is not published again, which would never end. Any other
+ * event a listener causes is published.
  */
 public final class FencingEventPublisher {
 
@@ -25,7 +30,8 @@ public final class FencingEventPublisher {
 	public static final FencingEventPublisher NONE = new FencingEventPublisher((event) -> {
 	});
 
-	private static final ThreadLocal<Boolean> PUBLISHING = new NamedThreadLocal<>("Publishing a fencing event");
+	private static final ThreadLocal<@Nullable Set<FencingToken>> REFUSALS_BEING_PUBLISHED = new NamedThreadLocal<>(
+			"Refused tokens of the fencing events being published");
 
 	private final ApplicationEventPublisher publisher;
 
@@ -43,13 +49,34 @@ public final class FencingEventPublisher {
 	}
 
 	public void publish(FencingEvent event) {
-		if (PUBLISHING.get() != null) {
+		if (!(event instanceof StaleWriteRefusedEvent refusal)) {
+			publishToListeners(event);
+			return;
+		}
+		FencingToken refused = new FencingToken(refusal.getLockName(), refusal.getToken());
+		Set<FencingToken> publishing = REFUSALS_BEING_PUBLISHED.get();
+		if (publishing == null) {
+			publishing = new HashSet<>();
+			REFUSALS_BEING_PUBLISHED.set(publishing);
+		}
+		if (!publishing.add(refused)) {
 			if (logger.isDebugEnabled()) {
-				logger.debug("Not published, caused by a listener of another fencing event: " + event);
+				logger.debug("Not published again, caused by a listener of the same refusal: " + event);
 			}
 			return;
 		}
-		PUBLISHING.set(Boolean.TRUE);
+		try {
+			publishToListeners(event);
+		}
+		finally {
+			publishing.remove(refused);
+			if (publishing.isEmpty()) {
+				REFUSALS_BEING_PUBLISHED.remove();
+			}
+		}
+	}
+
+	private void publishToListeners(FencingEvent event) {
 		try {
 			this.publisher.publishEvent(event);
 		}
@@ -59,9 +86,6 @@ public final class FencingEventPublisher {
 		catch (RuntimeException | Error ex) {
 			logger.warn("A listener of " + event.getClass().getSimpleName() + " for lock '" + event.getLockName()
 					+ "' failed; the fence is not affected", ex);
-		}
-		finally {
-			PUBLISHING.remove();
 		}
 	}
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
@@ -58,6 +59,8 @@ class FencingEventsTests {
 	private final StockTable stock = new StockTable();
 
 	private final List<FencingEvent> events = new CopyOnWriteArrayList<>();
+
+	private final AtomicReference<FencedJdbcTemplate> stockWriter = new AtomicReference<>();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
@@ -173,6 +176,36 @@ class FencingEventsTests {
 			refuseAStaleWrite(context.getBean(FencedJdbcTemplate.class));
 			assertThat(seenByTheWriter).hasSize(1);
 			assertThat(this.events).hasSize(1);
+		});
+	}
+
+	/**
+	 * A listener of a lost lease that writes with a stale token of its own: that refusal
+	 * is published and counted like any other.
+	 */
+	@Test
+	void aRefusalCausedByAListenerOfAnotherEventIsPublished() {
+		this.contextRunner.withBean("resyncingListener", FencingEventsListener.class, () -> (event) -> {
+			if (event instanceof LeaseLostEvent) {
+				FencedJdbcTemplate jdbc = this.stockWriter.get();
+				assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> writeWithTokenThree(jdbc));
+			}
+		}).run((context) -> {
+			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
+			this.stockWriter.set(jdbc);
+			this.stock.create(jdbc);
+			jdbc.guardedUpdate(new FencingToken(this.lock, 5),
+					"UPDATE " + this.stock.name() + " SET quantity = ? WHERE sku = ?", 8, "A-1");
+			LeaseOverrun.runPastLease(context, this.lock, Duration.ofMillis(200));
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.events.stream().anyMatch(StaleWriteRefusedEvent.class::isInstance));
+			assertThat(this.events).filteredOn(StaleWriteRefusedEvent.class::isInstance)
+				.singleElement()
+				.isInstanceOfSatisfying(StaleWriteRefusedEvent.class,
+						(refused) -> assertThat(refused.getToken()).isEqualTo(3));
+			assertThat(context.getBean(MeterRegistry.class)
+				.counter("fencing.writes.refused", "table", this.stock.name())
+				.count()).isEqualTo(1);
 		});
 	}
 
