@@ -43,8 +43,10 @@ public class FencingProperties {
 	private OnBusy onBusy = OnBusy.SKIP;
 
 	/**
-	 * Per-task overrides, keyed by the @FencedTask value. They take precedence over the
-	 * annotation's attributes.
+	 * Per-task overrides, keyed by the @FencedTask value (in brackets when it holds
+	 * characters other than letters, digits and '-'): lease-time, wait-time and on-busy
+	 * (skip or fail), as the fencing.* defaults of the same names. They take precedence
+	 * over the annotation's attributes.
 	 */
 	private final Map<String, Task> tasks = new LinkedHashMap<>();
 
