@@ -14,8 +14,10 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
  * What the starter reads reflectively in a native image, beyond what Spring's AOT finds
- * itself: the Redisson configuration a {@code fencing.redis.config} file is read into.
- * The rest needs no hint of its own: {@code @FencedTask} methods are
+ * itself: the Redisson configuration a {@code fencing.redis.config} file is read into,
+ * with the types of its settings. Redisson's jar registers its configuration classes, not
+ * those types (the read mode, the subscription mode, the SSL verification mode), which a
+ * YAML file sets too. The rest needs no hint of its own: {@code @FencedTask} methods are
  * {@link org.springframework.aot.hint.annotation.Reflective @Reflective} (their
  * annotation and parameter names, for SpEL lock names), the endpoint's answers are
  * registered by Actuator, the properties by Boot, and JSqlParser parses and prints the

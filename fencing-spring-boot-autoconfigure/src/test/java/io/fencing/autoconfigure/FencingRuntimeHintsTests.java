@@ -5,8 +5,11 @@ import io.fencing.actuate.FencingEndpoint;
 import org.junit.jupiter.api.Test;
 import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
+import org.redisson.config.ReadMode;
 import org.redisson.config.SentinelServersConfig;
 import org.redisson.config.SingleServerConfig;
+import org.redisson.config.SslVerificationMode;
+import org.redisson.config.SubscriptionMode;
 
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.annotation.ReflectiveRuntimeHintsRegistrar;
@@ -38,6 +41,10 @@ class FencingRuntimeHintsTests {
 		}
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(SingleServerConfig.class, "setAddress"))
 			.accepts(this.hints);
+		// Types of settings that Redisson's own native-image configuration leaves out.
+		for (Class<?> type : new Class<?>[] { ReadMode.class, SubscriptionMode.class, SslVerificationMode.class }) {
+			assertThat(RuntimeHintsPredicates.reflection().onType(type)).as(type.getName()).accepts(this.hints);
+		}
 	}
 
 	@Test
