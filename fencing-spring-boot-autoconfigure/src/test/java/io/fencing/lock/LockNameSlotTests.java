@@ -22,7 +22,7 @@ class LockNameSlotTests {
 
 	@BeforeAll
 	static void startClusterNode() {
-		cluster = RedisServer.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf");
+		cluster = RedisServer.startClusterNode();
 	}
 
 	@AfterAll

@@ -33,8 +33,7 @@ public final class RedisCluster implements AutoCloseable {
 		List<RedisServer> nodes = new ArrayList<>();
 		try {
 			for (int i = 0; i < 6; i++) {
-				nodes.add(RedisServer.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-						"--cluster-node-timeout", "1000"));
+				nodes.add(RedisServer.startClusterNode("--cluster-node-timeout", "1000"));
 			}
 			RedisCluster cluster = new RedisCluster(nodes);
 			cluster.create();

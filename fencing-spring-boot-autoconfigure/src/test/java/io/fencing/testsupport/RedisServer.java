@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 import org.springframework.util.FileSystemUtils;
 
@@ -67,16 +68,46 @@ public final class RedisServer implements AutoCloseable {
 	 * {@code --cluster-config-file nodes.conf}) are in the server's own directory.
 	 */
 	public static RedisServer start(String... extraArguments) {
-		RedisServer server = new RedisServer(sparePort(), List.of(extraArguments), List.of());
-		server.startProcess();
-		return server;
+		return startOnASparePort(() -> List.of(extraArguments), List.of());
+	}
+
+	/**
+	 * Starts a cluster-enabled server, not yet part of a cluster, with its cluster bus on
+	 * a spare port too (the default, its port + 10000, may be taken or past 65535).
+	 */
+	public static RedisServer startClusterNode(String... extraArguments) {
+		return startOnASparePort(() -> {
+			List<String> arguments = new ArrayList<>(List.of("--cluster-enabled", "yes", "--cluster-config-file",
+					"nodes.conf", "--cluster-port", String.valueOf(sparePort())));
+			arguments.addAll(List.of(extraArguments));
+			return arguments;
+		}, List.of());
 	}
 
 	/** Starts {@code redis-server --sentinel} with these configuration lines. */
 	public static RedisServer startSentinel(List<String> configLines) {
-		RedisServer server = new RedisServer(sparePort(), List.of(), configLines);
-		server.startProcess();
-		return server;
+		return startOnASparePort(List::of, configLines);
+	}
+
+	/**
+	 * A spare port can be taken between the check and the server's bind (an outgoing
+	 * connection may get it): then the server starts again on another one.
+	 */
+	private static RedisServer startOnASparePort(Supplier<List<String>> extraArguments, List<String> sentinelConfig) {
+		for (int attempt = 1;; attempt++) {
+			RedisServer server = new RedisServer(sparePort(), extraArguments.get(), sentinelConfig);
+			try {
+				server.startProcess();
+				return server;
+			}
+			catch (IllegalStateException ex) {
+				boolean portTaken = server.log().contains("Address already in use");
+				server.close();
+				if (!portTaken || attempt == 3) {
+					throw ex;
+				}
+			}
+		}
 	}
 
 	public int port() {
@@ -306,8 +337,8 @@ public final class RedisServer implements AutoCloseable {
 		long deadline = System.nanoTime() + STARTUP.toNanos();
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {
-				throw new IllegalStateException(
-						"redis-server on port " + this.port + " exited with " + this.process.exitValue());
+				throw new IllegalStateException("redis-server on port " + this.port + " exited with "
+						+ this.process.exitValue() + "; its log:\n" + log());
 			}
 			try {
 				if ("+PONG".equals(command("PING"))) {
@@ -320,6 +351,16 @@ public final class RedisServer implements AutoCloseable {
 		}
 		stop();
 		throw new IllegalStateException("redis-server on port " + this.port + " did not answer within " + STARTUP);
+	}
+
+	/** What the server wrote to its log so far. */
+	private String log() {
+		try {
+			return Files.readString(this.directory.resolve("redis.log"));
+		}
+		catch (IOException ex) {
+			return "(no log: " + ex.getMessage() + ")";
+		}
 	}
 
 	public static int sparePort() {
