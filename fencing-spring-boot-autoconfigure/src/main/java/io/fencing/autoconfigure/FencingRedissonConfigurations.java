@@ -3,23 +3,29 @@ package io.fencing.autoconfigure;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
+import java.util.regex.Pattern;
 
 import io.fencing.lock.FencedLocks;
-import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.UrlResource;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.StringUtils;
 
 /**
  * Where the starter's own Redisson client gets its configuration when the application has
@@ -34,14 +40,23 @@ final class FencingRedissonConfigurations {
 	/** A Redisson YAML file named by {@code fencing.redis.config}. */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnMissingBean({ RedissonClient.class, FencedLocks.class })
-	@ConditionalOnExpression("!'${fencing.redis.config:}'.isBlank()")
+	@Conditional(RedissonFileNamed.class)
 	static class FromRedissonFile {
+
+		/**
+		 * The credentials a URL may carry: its user information, and its query (a
+		 * pre-signed URL's signature, a token), also inside a {@code jar:} URL.
+		 */
+		private static final Pattern URL_CREDENTIALS = Pattern.compile("(?<=//)[^/@\\s]+@|\\?[^!#\\s]*");
 
 		@Bean
 		FencingRedissonConfig fencingRedissonConfig(FencingProperties properties) {
 			Resource file = Objects.requireNonNull(properties.getRedis().getConfig());
-			String userInfo = userInfo(file);
-			String description = withoutCredentials(file.getDescription(), userInfo);
+			String url = urlOf(file);
+			String shownUrl = URL_CREDENTIALS.matcher(url).replaceAll("");
+			boolean credentials = !url.equals(shownUrl);
+			UnaryOperator<String> shown = (text) -> credentials ? text.replace(url, shownUrl) : text;
+			String description = shown.apply(file.getDescription());
 			Config config;
 			try (InputStream yaml = file.getInputStream()) {
 				config = Config.fromYAML(yaml);
@@ -49,10 +64,8 @@ final class FencingRedissonConfigurations {
 			catch (IOException | RuntimeException ex) {
 				// The cause's own message may hold the credentials: chained only without
 				// them.
-				throw new IllegalStateException(
-						"fencing.redis.config: cannot read a Redisson configuration from " + description + ": "
-								+ withoutCredentials(String.valueOf(ex.getMessage()), userInfo),
-						(userInfo != null) ? null : ex);
+				throw new IllegalStateException("fencing.redis.config: cannot read a Redisson configuration from "
+						+ description + ": " + shown.apply(String.valueOf(ex.getMessage())), credentials ? null : ex);
 			}
 			if (config == null) {
 				throw new IllegalStateException("fencing.redis.config: " + description + " is empty");
@@ -60,25 +73,32 @@ final class FencingRedissonConfigurations {
 			return new FencingRedissonConfig(config, "fencing.redis.config (" + description + ")");
 		}
 
-		/**
-		 * The credentials of a URL such as
-		 * {@code https://deploy:token@config.internal/...}, or {@code null}: the location
-		 * shows in health details and messages, they must not.
-		 */
-		private static @Nullable String userInfo(Resource file) {
+		/** The URL of a file given as one, else empty. */
+		private static String urlOf(Resource file) {
 			if (!(file instanceof UrlResource)) {
-				return null;
+				return "";
 			}
 			try {
-				return file.getURL().getUserInfo();
+				return file.getURL().toString();
 			}
 			catch (IOException ex) {
-				return null;
+				return "";
 			}
 		}
 
-		private static String withoutCredentials(String text, @Nullable String userInfo) {
-			return (userInfo != null) ? text.replace(userInfo + "@", "") : text;
+	}
+
+	/**
+	 * {@code fencing.redis.config} has a value: read from the environment, never pasted
+	 * into an expression (a quote in a path or password would break it, or run code).
+	 */
+	static final class RedissonFileNamed extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			return StringUtils.hasText(context.getEnvironment().getProperty("fencing.redis.config"))
+					? ConditionOutcome.match("fencing.redis.config is set")
+					: ConditionOutcome.noMatch("fencing.redis.config is not set");
 		}
 
 	}

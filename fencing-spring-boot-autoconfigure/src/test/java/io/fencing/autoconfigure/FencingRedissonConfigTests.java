@@ -1,5 +1,6 @@
 package io.fencing.autoconfigure;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -10,7 +11,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 
 import com.sun.net.httpserver.HttpServer;
 import io.fencing.lock.FencedLocks;
@@ -220,38 +224,74 @@ class FencingRedissonConfigTests {
 
 	/**
 	 * The file's location shows in health details, endpoint-facing messages and startup
-	 * failures; the credentials of its URL never do.
+	 * failures; the credentials of its URL (user information, a query's token or
+	 * signature, also inside a {@code jar:} URL) never do.
 	 */
 	@Test
 	void theCredentialsOfARedissonFileUrlAreNeverShown() throws IOException {
 		byte[] yaml = ("singleServerConfig:\n  address: \"" + TestServices.redisUrl() + "\"\n")
 			.getBytes(StandardCharsets.UTF_8);
+		ByteArrayOutputStream jar = new ByteArrayOutputStream();
+		try (JarOutputStream entries = new JarOutputStream(jar)) {
+			entries.putNextEntry(new JarEntry("redisson.yaml"));
+			entries.write(yaml);
+		}
 		HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-		server.createContext("/redisson.yaml", (exchange) -> {
-			exchange.sendResponseHeaders(200, yaml.length);
-			try (OutputStream body = exchange.getResponseBody()) {
-				body.write(yaml);
-			}
-		});
+		serve(server, "/redisson.yaml", yaml);
+		serve(server, "/config.jar", jar.toByteArray());
 		server.start();
 		try {
-			String files = "http://deploy:S3cr3tT0ken@127.0.0.1:" + server.getAddress().getPort();
-			this.contextRunner.withPropertyValues("fencing.redis.config=" + files + "/redisson.yaml")
-				.run((context) -> assertThat(context.getBean(FencedLocks.class).description())
-					.isEqualTo("fencing.redis.config (URL [http://127.0.0.1:" + server.getAddress().getPort()
-							+ "/redisson.yaml])"));
-			this.contextRunner.withPropertyValues("fencing.redis.config=" + files + "/missing.yaml").run((context) -> {
-				assertThat(context).getFailure()
-					.hasStackTraceContaining("fencing.redis.config: cannot read a Redisson configuration from "
-							+ "URL [http://127.0.0.1:" + server.getAddress().getPort() + "/missing.yaml]");
-				StringWriter trace = new StringWriter();
-				context.getStartupFailure().printStackTrace(new PrintWriter(trace));
-				assertThat(trace.toString()).doesNotContain("S3cr3tT0ken");
-			});
+			String host = "127.0.0.1:" + server.getAddress().getPort();
+			Map<String, String> shownAs = Map.of("http://deploy:S3cr3tT0ken@" + host + "/redisson.yaml",
+					"URL [http://" + host + "/redisson.yaml]",
+					"http://" + host + "/redisson.yaml?X-Amz-Signature=S3cr3tT0ken&token=S3cr3tT0ken",
+					"URL [http://" + host + "/redisson.yaml]",
+					"jar:http://deploy:S3cr3tT0ken@" + host + "/config.jar?sig=S3cr3tT0ken!/redisson.yaml",
+					"URL [jar:http://" + host + "/config.jar!/redisson.yaml]");
+			shownAs.forEach((url, shown) -> this.contextRunner.withPropertyValues("fencing.redis.config=" + url)
+				.run((context) -> assertThat(context.getBean(FencedLocks.class).description()).as(url)
+					.isEqualTo("fencing.redis.config (" + shown + ")")));
+			this.contextRunner
+				.withPropertyValues("fencing.redis.config=http://deploy:S3cr3tT0ken@" + host + "/missing.yaml")
+				.run((context) -> {
+					assertThat(context).getFailure()
+						.hasStackTraceContaining("fencing.redis.config: cannot read a Redisson configuration from "
+								+ "URL [http://" + host + "/missing.yaml]");
+					StringWriter trace = new StringWriter();
+					context.getStartupFailure().printStackTrace(new PrintWriter(trace));
+					assertThat(trace.toString()).doesNotContain("S3cr3tT0ken");
+				});
 		}
 		finally {
 			server.stop(0);
 		}
+	}
+
+	private static void serve(HttpServer server, String path, byte[] content) {
+		server.createContext(path, (exchange) -> {
+			exchange.sendResponseHeaders(200, content.length);
+			try (OutputStream body = exchange.getResponseBody()) {
+				body.write(content);
+			}
+		});
+	}
+
+	/**
+	 * The property is read as a value, never evaluated: a quote in a path is a path, and
+	 * an expression in it does not run.
+	 */
+	@Test
+	void aRedissonFileNameIsNeverEvaluated() {
+		this.contextRunner.withPropertyValues("fencing.redis.config=file:/nonexistent/o'brien/redisson.yaml")
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("fencing.redis.config: cannot read a Redisson configuration from "
+						+ "URL [file:/nonexistent/o'brien/redisson.yaml]"));
+		String property = "fencing-test-" + UUID.randomUUID();
+		this.contextRunner
+			.withPropertyValues("fencing.redis.config=x'.isBlank() and T(java.lang.System).setProperty('" + property
+					+ "', 'evaluated') == null and 'y")
+			.run((context) -> assertThat(context).hasFailed());
+		assertThat(System.getProperty(property)).isNull();
 	}
 
 	@Test
