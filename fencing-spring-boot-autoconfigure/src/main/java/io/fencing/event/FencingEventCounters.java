@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.ApplicationListener;
+import org.springframework.core.Ordered;
 
 /**
  * Counts the {@link FencingEvent}s in the application's {@link MeterRegistry}, when it
@@ -18,8 +19,11 @@ import org.springframework.context.ApplicationListener;
  * first one alerts, and {@code fencing.writes.refused} (tag {@code table}, from a table's
  * first refusal). Lock names are left out of the tags: per-entity names would make one
  * series each.
+ * <p>
+ * Counts first of all listeners: Spring stops at a listener that throws, and an
+ * application's failing alert must not keep an event from being counted.
  */
-public class FencingEventCounters implements ApplicationListener<FencingEvent>, SmartInitializingSingleton {
+public class FencingEventCounters implements ApplicationListener<FencingEvent>, SmartInitializingSingleton, Ordered {
 
 	private final ObjectProvider<MeterRegistry> registry;
 
@@ -56,6 +60,11 @@ public class FencingEventCounters implements ApplicationListener<FencingEvent>, 
 		else if (event instanceof TokenCounterRepairedEvent) {
 			countersRepaired(meters).increment();
 		}
+	}
+
+	@Override
+	public int getOrder() {
+		return Ordered.HIGHEST_PRECEDENCE;
 	}
 
 	private static Counter leasesLost(MeterRegistry meters, boolean overrun) {

@@ -18,6 +18,7 @@ import io.fencing.TokenCounterRepairedEvent;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.lock.TaskActivities;
 import io.fencing.testsupport.CounterLoss;
 import io.fencing.testsupport.LeaseOverrun;
 import io.fencing.testsupport.StockTable;
@@ -220,6 +221,10 @@ class FencingEventsTests {
 				.isEqualTo(8);
 			assertThat(output).contains("A listener of StaleWriteRefusedEvent for lock '" + this.lock
 					+ "' failed; the fence is not affected");
+			assertThat(context.getBean(MeterRegistry.class)
+				.counter("fencing.writes.refused", "table", this.stock.name())
+				.count()).as("counted before the failing listener ran").isEqualTo(1);
+			assertThat(context.getBean(TaskActivities.class).lastRefusal()).isNotNull();
 		});
 	}
 
