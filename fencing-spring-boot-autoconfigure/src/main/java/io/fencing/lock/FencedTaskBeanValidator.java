@@ -21,10 +21,13 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.EnvironmentAware;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -33,7 +36,7 @@ import org.springframework.util.ClassUtils;
  * auto-proxy creator, on the final bean.
  */
 public class FencedTaskBeanValidator
-		implements BeanPostProcessor, Ordered, BeanFactoryAware, SmartInitializingSingleton {
+		implements BeanPostProcessor, Ordered, BeanFactoryAware, EnvironmentAware, SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(FencedTaskBeanValidator.class);
 
@@ -46,8 +49,15 @@ public class FencedTaskBeanValidator
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
+	private @Nullable Environment environment;
+
 	public FencedTaskBeanValidator(Supplier<FencedTaskResolver> resolver) {
 		this.resolver = resolver;
+	}
+
+	@Override
+	public void setEnvironment(Environment environment) {
+		this.environment = environment;
 	}
 
 	@Override
@@ -62,7 +72,8 @@ public class FencedTaskBeanValidator
 	 * settings would be silently ignored (Boot's binding drops characters such as
 	 * {@code :} and {@code #} from a map key written without brackets). The tasks are
 	 * those of the beans created so far and of the bean types; when a lazy bean's class
-	 * could not be seen, the key is only warned about.
+	 * could not be seen, or in a Boot test slice (auto-configuration off, a part of the
+	 * application imported), the key is only warned about.
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
@@ -94,7 +105,18 @@ public class FencedTaskBeanValidator
 			logger.warn(message + " (not failing the startup: lazy beans not created yet may have these tasks)");
 			return;
 		}
-		throw new IllegalStateException(message);
+		if (isTestSlice()) {
+			logger.warn(message + " (not failing the startup: this test slice holds a part of the application)");
+			return;
+		}
+		throw new IllegalStateException(message + ". In a test that holds a part of the application, a test "
+				+ "slice (" + EnableAutoConfiguration.ENABLED_OVERRIDE_PROPERTY + "=false) only warns");
+	}
+
+	/** Boot's test slices switch auto-configuration off and import a part of it. */
+	private boolean isTestSlice() {
+		return this.environment != null && !this.environment
+			.getProperty(EnableAutoConfiguration.ENABLED_OVERRIDE_PROPERTY, Boolean.class, Boolean.TRUE);
 	}
 
 	private Set<String> taskNamesOf(Class<?> type) {

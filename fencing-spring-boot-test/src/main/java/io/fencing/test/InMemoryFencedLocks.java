@@ -96,6 +96,7 @@ public class InMemoryFencedLocks implements FencedLocks {
 		}
 		AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 		Thread newer = new Thread(newerOwner, "fencing-newer-owner-of-" + held.token().lockName());
+		newer.setDaemon(true);
 		newer.setUncaughtExceptionHandler((thread, ex) -> failure.set(ex));
 		newer.start();
 		try {
@@ -107,6 +108,7 @@ public class InMemoryFencedLocks implements FencedLocks {
 					+ "' ran; the paused owner's run did not start", ex);
 		}
 		if (newer.isAlive()) {
+			newer.interrupt();
 			throw new IllegalStateException("The newer owner of lock '" + held.token().lockName() + "' did not end "
 					+ "within " + NEWER_OWNER_TIMEOUT.toSeconds() + " s while the owner with token "
 					+ held.token().value() + " was paused (does it wait for rows the test's own transaction "
