@@ -26,6 +26,7 @@ import org.redisson.api.RedissonClient;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -148,6 +149,15 @@ public final class FencingAutoConfiguration {
 		@ConditionalOnMissingBean
 		FencingEventCounters fencingEventCounters(ObjectProvider<MeterRegistry> registry) {
 			return new FencingEventCounters(registry);
+		}
+
+		/**
+		 * The counters exist at zero from startup, also with lazy initialization, so that
+		 * the first lost lease alerts.
+		 */
+		@Bean
+		static LazyInitializationExcludeFilter fencingEventCountersLazyInitializationExcludeFilter() {
+			return LazyInitializationExcludeFilter.forBeanTypes(FencingEventCounters.class);
 		}
 
 	}

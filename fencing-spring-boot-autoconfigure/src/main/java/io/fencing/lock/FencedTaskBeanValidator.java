@@ -1,6 +1,7 @@
 package io.fencing.lock;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -14,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.scope.ScopedObject;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
@@ -72,8 +74,9 @@ public class FencedTaskBeanValidator
 	 * settings would be silently ignored (Boot's binding drops characters such as
 	 * {@code :} and {@code #} from a map key written without brackets). The tasks are
 	 * those of the beans created so far and of the bean types; when a lazy bean's class
-	 * could not be seen, or in a Boot test slice (auto-configuration off, a part of the
-	 * application imported), the key is only warned about.
+	 * could not be seen (its type is unknown, an interface or abstract), or in a Boot
+	 * test slice (auto-configuration off, a part of the application imported), the key is
+	 * only warned about.
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
@@ -85,8 +88,12 @@ public class FencedTaskBeanValidator
 		boolean unseenBeans = false;
 		for (String beanName : this.beanFactory.getBeanDefinitionNames()) {
 			Class<?> type = this.beanFactory.getType(beanName, false);
+			// A lazy bean not created yet whose exact class is known has been read: only
+			// an
+			// interface, an abstract type or none hides the methods it will have.
 			unseenBeans |= this.beanFactory.getBeanDefinition(beanName).isLazyInit()
-					&& !this.beanFactory.containsSingleton(beanName);
+					&& !this.beanFactory.containsSingleton(beanName)
+					&& (type == null || type.isInterface() || Modifier.isAbstract(type.getModifiers()));
 			if (type != null && AnnotationUtils.isCandidateClass(type, FencedTask.class)) {
 				known.addAll(taskNamesOf(ClassUtils.getUserClass(type)));
 			}
@@ -134,6 +141,11 @@ public class FencedTaskBeanValidator
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+		if (bean instanceof ScopedObject) {
+			// A scoped proxy calls its target, a bean of its own that is checked when
+			// created.
+			return bean;
+		}
 		Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
 		if (this.classesWithoutTasks.contains(targetClass)
 				|| !AnnotationUtils.isCandidateClass(targetClass, FencedTask.class)) {

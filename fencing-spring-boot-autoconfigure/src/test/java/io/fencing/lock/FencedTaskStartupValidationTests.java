@@ -4,15 +4,20 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 
 import io.fencing.FencedTask;
+import io.fencing.FencingContext;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Scope;
+import org.springframework.context.annotation.ScopedProxyMode;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -98,6 +103,18 @@ class FencedTaskStartupValidationTests {
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(PlaceholderJob.class));
 	}
 
+	/**
+	 * A scoped proxy (a refresh or request scope) is not the bean the advisor proxies:
+	 * its target is, and the call through the scoped proxy runs under the lock.
+	 */
+	@Test
+	void aScopedProxyOfAFencedBeanIsNotRefused() {
+		this.contextRunner.withUserConfiguration(ScopedJobConfiguration.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean("scopedJob", ScopedJob.class).lockName()).isEqualTo("scoped-job");
+		});
+	}
+
 	private void assertFails(Class<?> jobType, String method, String reason) {
 		this.contextRunner.withBean(jobType).run((context) -> {
 			assertThat(context).hasFailed();
@@ -110,6 +127,26 @@ class FencedTaskStartupValidationTests {
 	@Configuration(proxyBeanMethods = false)
 	@EnableTransactionManagement(proxyTargetClass = false)
 	static class JdkProxyConfiguration {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ScopedJobConfiguration {
+
+		@Bean
+		@Scope(scopeName = ConfigurableBeanFactory.SCOPE_PROTOTYPE, proxyMode = ScopedProxyMode.TARGET_CLASS)
+		ScopedJob scopedJob() {
+			return new ScopedJob();
+		}
+
+	}
+
+	static class ScopedJob {
+
+		@FencedTask("scoped-job")
+		public String lockName() {
+			return FencingContext.current().lockName();
+		}
 
 	}
 
