@@ -24,7 +24,7 @@ final class AsynchronousTasks {
 	 */
 	static @Nullable CompletableFuture<@Nullable Object> completionStage(FencedTaskRunner runner, TaskDefinition task,
 			Call call) throws Throwable {
-		FencedTaskRunner.refuseInsideItsOwnLock(task);
+		runner.refuseInsideItsOwnLock(task);
 		TaskRun run;
 		try {
 			run = runner.start(task);

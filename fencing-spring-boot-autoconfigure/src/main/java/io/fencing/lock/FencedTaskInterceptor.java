@@ -41,8 +41,7 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 		catch (RuntimeException ex) {
 			// A lock name that its SpEL cannot give: a run that failed, with no lock
 			// taken.
-			this.runner.get().activities().activityOf(method.declaration()).ended(RunOutcome.FAILED);
-			throw ex;
+			throw this.runner.get().failedBeforeStart(method.declaration(), ex);
 		}
 		return switch (method.returnKind()) {
 			case COMPLETION_STAGE -> AsynchronousTasks.completionStage(this.runner.get(), task, invocation::proceed);

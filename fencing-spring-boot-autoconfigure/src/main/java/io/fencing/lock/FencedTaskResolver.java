@@ -3,6 +3,7 @@ package io.fencing.lock;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -10,6 +11,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import io.fencing.FencedTask;
 import io.fencing.OnBusy;
@@ -97,7 +99,12 @@ public class FencedTaskResolver {
 		}
 		String methodName = ClassUtils.getQualifiedMethodName(specific, targetClass);
 		String name = taskName(annotation, methodName);
-		String description = "@FencedTask(\"" + name + "\") on " + methodName + "()";
+		// The parameter types tell overloads apart.
+		String description = "@FencedTask(\"" + name + "\") on " + methodName + "("
+				+ Arrays.stream(specific.getParameterTypes())
+					.map(Class::getSimpleName)
+					.collect(Collectors.joining(", "))
+				+ ")";
 		checkMethod(specific, description);
 
 		TaskSettings task = this.tasks.getOrDefault(name, TaskSettings.UNSET);

@@ -118,15 +118,38 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	/**
 	 * Refuses asynchronous work inside a run of the same lock on this thread: it would
-	 * reuse that run's acquisition and outlive it.
+	 * reuse that run's acquisition and outlive it. The refusal is a failed run.
 	 * @throws IllegalStateException when this thread holds the task's lock
 	 */
-	public static void refuseInsideItsOwnLock(TaskDefinition task) {
+	void refuseInsideItsOwnLock(TaskDefinition task) {
 		if (TokenBindings.findOwn(task.lockName()) != null) {
-			throw new IllegalStateException(task.description() + " returns asynchronous work and was called inside a "
-					+ "run that holds lock '" + task.lockName() + "' on this thread: the work would outlive that "
-					+ "run's lock. Call it outside that run, or make it synchronous.");
+			throw failedBeforeStart(task, new IllegalStateException(task.description() + " returns asynchronous work "
+					+ "and was called inside a run that holds lock '" + task.lockName() + "' on this thread: the work "
+					+ "would outlive that run's lock. Call it outside that run, or make it synchronous."));
 		}
+	}
+
+	/**
+	 * Counts and observes a call that failed before it asked for its lock (a lock name
+	 * its SpEL cannot give, say) as a failed run, as {@link #start} does a run that
+	 * fails.
+	 * @return {@code failure}, to be thrown
+	 */
+	RuntimeException failedBeforeStart(TaskDefinition task, RuntimeException failure) {
+		Observation observation = observe(task);
+		this.activities.activityOf(task).ended(RunOutcome.FAILED);
+		TaskRun.setOutcome(observation, RunOutcome.FAILED);
+		observation.error(failure);
+		observation.stop();
+		return failure;
+	}
+
+	/** Without a registry the observation is a no-op and its context is never made. */
+	private Observation observe(TaskDefinition task) {
+		return FencedTaskObservationDocumentation.TASK_RUN
+			.observation(this.convention, DEFAULT_CONVENTION,
+					() -> new FencedTaskObservationContext(task.taskName(), task.lockName()), this.observations)
+			.start();
 	}
 
 	/**
@@ -166,11 +189,7 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * @throws LockBusyException when the lock stayed busy and the task fails then
 	 */
 	public @Nullable TaskRun start(TaskDefinition task) {
-		// Without a registry the observation is a no-op and its context is never made.
-		Observation observation = FencedTaskObservationDocumentation.TASK_RUN
-			.observation(this.convention, DEFAULT_CONVENTION,
-					() -> new FencedTaskObservationContext(task.taskName(), task.lockName()), this.observations)
-			.start();
+		Observation observation = observe(task);
 		TaskActivity activity = this.activities.activityOf(task);
 		if (task.sources().programmatic()) {
 			activity.startedProgrammatically(task);
@@ -202,6 +221,9 @@ public class FencedTaskRunner implements AutoCloseable {
 			this.busySkips.acquired(task.lockName());
 			try {
 				held = this.counters.aboveEveryStoredToken(held);
+				// Before the body's hook: a test kit's newer owner runs there, and is
+				// later.
+				activity.acquired(held.token());
 				this.locks.beforeBody(held);
 			}
 			catch (RuntimeException | Error ex) {
@@ -213,7 +235,6 @@ public class FencedTaskRunner implements AutoCloseable {
 			Acquisition acquisition = new Acquisition(held.token(),
 					held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null,
 					() -> this.locks.isHeld(acquired), task.taskName());
-			activity.acquired(held.token());
 			return new TaskRun(this, task, observation, activity, held, acquisition);
 		}
 		catch (RuntimeException | Error ex) {

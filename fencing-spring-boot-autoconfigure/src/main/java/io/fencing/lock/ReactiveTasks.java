@@ -29,7 +29,7 @@ final class ReactiveTasks {
 	}
 
 	static Mono<?> mono(FencedTaskRunner runner, TaskDefinition task, AsynchronousTasks.Call call) {
-		FencedTaskRunner.refuseInsideItsOwnLock(task);
+		runner.refuseInsideItsOwnLock(task);
 		return Mono.usingWhen(start(runner, task),
 				(run) -> run.map((started) -> Mono.from(proceed(started, call)).contextWrite(carry(started)))
 					.orElseGet(Mono::empty),
@@ -38,7 +38,7 @@ final class ReactiveTasks {
 	}
 
 	static Flux<?> flux(FencedTaskRunner runner, TaskDefinition task, AsynchronousTasks.Call call) {
-		FencedTaskRunner.refuseInsideItsOwnLock(task);
+		runner.refuseInsideItsOwnLock(task);
 		return Flux.usingWhen(start(runner, task),
 				(run) -> run.map((started) -> Flux.from(proceed(started, call)).contextWrite(carry(started)))
 					.orElseGet(Flux::empty),

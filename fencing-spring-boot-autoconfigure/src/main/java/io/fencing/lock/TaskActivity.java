@@ -80,7 +80,10 @@ public final class TaskActivity {
 		return runs;
 	}
 
-	/** The token of the last run that took its lock, or {@code null}. */
+	/**
+	 * The token of the last run that took its lock (or reused its thread's acquisition of
+	 * it), or {@code null}.
+	 */
 	public @Nullable TokenUse lastToken() {
 		return this.lastToken;
 	}

@@ -150,8 +150,8 @@ final class TokenCounters {
 
 	private void recordRepair(String lockName, long behind, long raisedTo) {
 		synchronized (this) {
-			this.repairs = new CounterRepairs(this.repairs.count() + 1,
-					new CounterRepairs.Repair(lockName, Instant.now(), behind, raisedTo));
+			this.repairs = new CounterRepairs(this.repairs.count() + 1, new CounterRepairs.Repair(lockName,
+					Instant.ofEpochMilli(System.currentTimeMillis()), behind, raisedTo));
 		}
 		this.repaired.repaired(lockName, behind, raisedTo);
 	}

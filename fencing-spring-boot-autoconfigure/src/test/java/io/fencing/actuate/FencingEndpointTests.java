@@ -116,8 +116,12 @@ class FencingEndpointTests {
 			.containsEntry("waitTime", "PT0S")
 			.containsEntry("onBusy", "fail");
 		String task = "$.tasks['" + JOB + "']";
-		assertThat(all.read(task + ".declarations[*].declaredBy", List.class))
-			.containsExactly("@FencedTask(\"" + JOB + "\") on " + StockJob.class.getName() + ".write()");
+		assertThat(all.read(task + ".declarations[*].declaredBy", List.class)).containsExactly(
+				"@FencedTask(\"" + JOB + "\") on " + StockJob.class.getName() + ".write(int)",
+				"@FencedTask(\"" + JOB + "\") on " + StockJob.class.getName() + ".write(int, String)");
+		assertThat(all.read(task + ".declarations[1].waitTime", Map.class)).as("an overload, with its own settings")
+			.containsEntry("value", "PT5S")
+			.containsEntry("source", "@FencedTask(waitTime)");
 		assertThat(all.read(task + ".declarations[0].lockName", String.class)).isEqualTo(JOB);
 		assertThat(all.read(task + ".declarations[0].leaseTime", Map.class)).containsEntry("value", "PT5S")
 			.containsEntry("source", "fencing.tasks." + JOB + ".lease-time");
@@ -241,6 +245,11 @@ class FencingEndpointTests {
 
 		@FencedTask(value = "${endpoint-test.job}", waitTime = "100ms")
 		public Integer write(int quantity) {
+			return STOCK.write(this.jdbc, quantity);
+		}
+
+		@FencedTask(value = "${endpoint-test.job}", waitTime = "5s")
+		public Integer write(int quantity, String note) {
 			return STOCK.write(this.jdbc, quantity);
 		}
 

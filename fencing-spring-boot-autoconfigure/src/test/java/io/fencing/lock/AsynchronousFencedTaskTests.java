@@ -175,8 +175,8 @@ class AsynchronousFencedTaskTests {
 			assertThatIllegalStateException()
 				.isThrownBy(() -> context.getBean(FencedTasks.class)
 					.run(this.lock, (token) -> jobs.later(new CountDownLatch(0), new AtomicReference<>())))
-				.withMessageContaining("Jobs.later() returns asynchronous work and was called inside a run that holds "
-						+ "lock '" + this.lock + "' on this thread");
+				.withMessageContaining("Jobs.later(CountDownLatch, AtomicReference) returns asynchronous work and was "
+						+ "called inside a run that holds lock '" + this.lock + "' on this thread");
 			// The blocking run's release is answered after it returned.
 			assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
 			assertThat(held()).isFalse();

@@ -31,6 +31,7 @@ import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RedissonClient;
 
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -99,7 +100,7 @@ class FencedTaskIntegrationTests {
 			assertThat(jobs.optional(ran::incrementAndGet)).isEmpty();
 			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> jobs.runOrFail(ran::incrementAndGet))
 				.withMessageContaining("Lock '" + this.lock + "' is held by another owner")
-				.withMessageContaining("Jobs.runOrFail()");
+				.withMessageContaining("Jobs.runOrFail(Runnable)");
 			assertThat(ran).hasValue(0);
 			release.countDown();
 			FencingToken holderToken = holder.get(10, TimeUnit.SECONDS);
@@ -310,6 +311,21 @@ class FencedTaskIntegrationTests {
 			});
 	}
 
+	/**
+	 * With lazy initialization no job bean exists at startup, but their classes are
+	 * known: a mistyped key still fails the startup, a right one does not.
+	 */
+	@Test
+	void aMistypedTaskSettingFailsTheStartupUnderLazyInitialization() {
+		ApplicationContextRunner lazily = this.contextRunner.withInitializer(
+				(context) -> context.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()));
+		lazily.withPropertyValues("fencing.tasks." + this.lock + "-typo.lease-time=3s")
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("fencing.tasks has settings for ['" + this.lock + "-typo']"));
+		lazily.withPropertyValues("fencing.tasks." + this.lock + ".lease-time=3s")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
 	@Test
 	void aSkippedRunIsReportedAtInfoNamingTheLock(CapturedOutput output) {
 		this.contextRunner.run((context) -> {
@@ -339,7 +355,7 @@ class FencedTaskIntegrationTests {
 			assertThatIllegalArgumentException().isThrownBy(() -> jobs.perSku(null))
 				.withMessageContaining("'#sku'")
 				.withMessageContaining("resolved to null")
-				.withMessageContaining("Jobs.perSku()");
+				.withMessageContaining("Jobs.perSku(String)");
 			assertThat(jobs.skuRuns()).isEqualTo(2);
 		});
 	}
@@ -366,6 +382,23 @@ class FencedTaskIntegrationTests {
 				.hasAnObservation((observed) -> observed.hasLowCardinalityKeyValue("outcome", "ran"))
 				.hasAnObservation((observed) -> observed.hasLowCardinalityKeyValue("outcome", "skipped"))
 				.hasAnObservation((observed) -> observed.hasLowCardinalityKeyValue("outcome", "busy").hasError());
+		});
+	}
+
+	/** Observed as the endpoint counts it: a failed run, with the lock name declared. */
+	@Test
+	void aCallWhoseLockNameCannotBeResolvedIsObservedAsAFailedRun() {
+		TestObservationRegistry observations = TestObservationRegistry.create();
+		this.contextRunner.withBean(ObservationRegistry.class, () -> observations).run((context) -> {
+			assertThatIllegalArgumentException().isThrownBy(() -> context.getBean(Jobs.class).perSku(null));
+			TestObservationRegistryAssert.assertThat(observations)
+				.hasNumberOfObservationsWithNameEqualTo("fencing.task", 1)
+				.hasObservationWithNameEqualTo("fencing.task")
+				.that()
+				.hasLowCardinalityKeyValue("task", this.lock + ":#{#sku}")
+				.hasLowCardinalityKeyValue("outcome", "failed")
+				.hasHighCardinalityKeyValue("lock", this.lock + ":#{#sku}")
+				.hasError();
 		});
 	}
 
