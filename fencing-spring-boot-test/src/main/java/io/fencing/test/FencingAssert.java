@@ -16,8 +16,9 @@ public final class FencingAssert {
 	}
 
 	/**
-	 * Asserts that the calling thread runs inside a fenced task: a token of a lock its
-	 * task still holds is bound.
+	 * Asserts that the calling thread runs inside a fenced task: a token of a run that
+	 * has not ended is bound (whether that run's lease is still its own, a paused owner's
+	 * is not, is {@link io.fencing.FencingContext#isLeaseValid()}'s question).
 	 * @return the innermost token
 	 * @throws AssertionError when no token is bound
 	 */

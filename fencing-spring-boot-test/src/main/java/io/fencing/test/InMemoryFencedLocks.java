@@ -56,6 +56,10 @@ public class InMemoryFencedLocks implements FencedLocks {
 	@Override
 	public @Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
+		if (Thread.interrupted()) {
+			// As a Redis acquisition does: an interrupted thread does not wait for Redis.
+			throw new InterruptedException("Interrupted before acquiring lock '" + lockName + "'");
+		}
 		LockState lock = this.locks.computeIfAbsent(lockName, (name) -> new LockState());
 		long deadline = System.nanoTime() + waitTime.toNanos();
 		synchronized (lock) {

@@ -21,6 +21,7 @@ import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.lock.FencedTaskRunner;
+import io.fencing.lock.RunOutcome;
 import io.fencing.lock.TaskActivity;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -178,6 +179,28 @@ class InMemoryFencedLocksTests {
 				.withMessageContaining("token 2 is older than accepted token 3");
 			assertThat(jdbc.queryForMap("SELECT quantity, last_token FROM stock WHERE sku = 'A-1'"))
 				.isEqualTo(Map.of("QUANTITY", 8, "LAST_TOKEN", 3L));
+			assertThat(context.getBean(FencedTaskRunner.class).activities().task("stock").lastToken())
+				.as("the newer owner's, taken after the paused one's")
+				.satisfies((last) -> assertThat(last.token().value()).isEqualTo(3));
+		});
+	}
+
+	@Test
+	void anInterruptedThreadDoesNotRunTheTaskAndStaysInterrupted() {
+		this.contextRunner.run((context) -> {
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			Thread.currentThread().interrupt();
+			try {
+				assertThat(tasks.run("interrupted", (token) -> {
+				})).isFalse();
+				assertThat(Thread.currentThread().isInterrupted()).isTrue();
+			}
+			finally {
+				Thread.interrupted();
+			}
+			assertThat(context.getBean(FencedTaskRunner.class).activities().task("interrupted").runs())
+				.containsEntry(RunOutcome.INTERRUPTED, 1L)
+				.containsEntry(RunOutcome.RAN, 0L);
 		});
 	}
 
