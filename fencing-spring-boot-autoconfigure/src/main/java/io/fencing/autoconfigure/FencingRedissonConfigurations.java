@@ -62,8 +62,7 @@ final class FencingRedissonConfigurations {
 				config = Config.fromYAML(yaml);
 			}
 			catch (IOException | RuntimeException ex) {
-				// The cause's own message may hold the credentials: chained only without
-				// them.
+				// The cause's message may hold the credentials: chained only without.
 				throw new IllegalStateException("fencing.redis.config: cannot read a Redisson configuration from "
 						+ description + ": " + shown.apply(String.valueOf(ex.getMessage())), credentials ? null : ex);
 			}

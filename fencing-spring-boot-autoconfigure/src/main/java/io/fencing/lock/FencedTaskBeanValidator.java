@@ -88,9 +88,8 @@ public class FencedTaskBeanValidator
 		boolean unseenBeans = false;
 		for (String beanName : this.beanFactory.getBeanDefinitionNames()) {
 			Class<?> type = this.beanFactory.getType(beanName, false);
-			// A lazy bean not created yet whose exact class is known has been read: only
-			// an
-			// interface, an abstract type or none hides the methods it will have.
+			// A lazy bean not created yet hides its methods only behind an unknown,
+			// interface or abstract type.
 			unseenBeans |= this.beanFactory.getBeanDefinition(beanName).isLazyInit()
 					&& !this.beanFactory.containsSingleton(beanName)
 					&& (type == null || type.isInterface() || Modifier.isAbstract(type.getModifiers()));
@@ -142,8 +141,7 @@ public class FencedTaskBeanValidator
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
 		if (bean instanceof ScopedObject) {
-			// A scoped proxy calls its target, a bean of its own that is checked when
-			// created.
+			// A scoped proxy calls its target, a bean checked when it is created.
 			return bean;
 		}
 		Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);

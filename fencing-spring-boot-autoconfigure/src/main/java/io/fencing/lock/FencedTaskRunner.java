@@ -221,8 +221,7 @@ public class FencedTaskRunner implements AutoCloseable {
 			this.busySkips.acquired(task.lockName());
 			try {
 				held = this.counters.aboveEveryStoredToken(held);
-				// Before the body's hook: a test kit's newer owner runs there, and is
-				// later.
+				// Before the hook, where a test kit's newer (later) owner may run.
 				activity.acquired(held.token());
 				this.locks.beforeBody(held);
 			}
