@@ -136,12 +136,17 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * @return {@code failure}, to be thrown
 	 */
 	RuntimeException failedBeforeStart(TaskDefinition task, RuntimeException failure) {
-		Observation observation = observe(task);
-		this.activities.activityOf(task).ended(RunOutcome.FAILED);
-		TaskRun.setOutcome(observation, RunOutcome.FAILED);
+		endedWith(RunOutcome.FAILED, failure, observe(task), this.activities.activityOf(task));
+		return failure;
+	}
+
+	/** A run that did not get to its body: counted and observed with its error. */
+	private static void endedWith(RunOutcome outcome, Throwable failure, Observation observation,
+			TaskActivity activity) {
+		activity.ended(outcome);
+		TaskRun.setOutcome(observation, outcome);
 		observation.error(failure);
 		observation.stop();
-		return failure;
 	}
 
 	/** Without a registry the observation is a no-op and its context is never made. */
@@ -237,11 +242,7 @@ public class FencedTaskRunner implements AutoCloseable {
 			return new TaskRun(this, task, observation, activity, held, acquisition);
 		}
 		catch (RuntimeException | Error ex) {
-			RunOutcome outcome = TaskRun.outcomeOf(ex);
-			activity.ended(outcome);
-			TaskRun.setOutcome(observation, outcome);
-			observation.error(ex);
-			observation.stop();
+			endedWith(TaskRun.outcomeOf(ex), ex, observation, activity);
 			throw ex;
 		}
 	}
