@@ -75,6 +75,7 @@ public class TimelineReplay {
 		CountDownLatch aHolds = new CountDownLatch(1);
 		CountDownLatch aWakes = new CountDownLatch(1);
 		CountDownLatch aWrote = new CountDownLatch(1);
+		CountDownLatch bWroteAgain = new CountDownLatch(1);
 		AtomicReference<FencingToken> tokenA = new AtomicReference<>();
 		AtomicReference<String> staleWrite = new AtomicReference<>();
 		Thread workerA = new Thread(() -> {
@@ -89,6 +90,9 @@ public class TimelineReplay {
 				finally {
 					aWrote.countDown();
 				}
+				// A's run ends after B's last write, so that every replay draws one
+				// order.
+				awaitStep(bWroteAgain);
 			});
 			if (took == null) {
 				aHolds.countDown(); // the lock stayed busy: reported below
@@ -135,6 +139,7 @@ public class TimelineReplay {
 			steps.wrote(Owner.B, token, 9);
 			steps.say("B wrote stock=9 with token %d again: accepted (equal token)", token);
 		});
+		bWroteAgain.countDown();
 		if (tokenB == null) {
 			throw new IllegalStateException("B could not take over stock-sync within stock.replay.takeover-wait");
 		}
