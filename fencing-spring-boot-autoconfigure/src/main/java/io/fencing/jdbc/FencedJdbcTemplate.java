@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
@@ -24,6 +25,7 @@ import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
 import io.fencing.event.FencingEventPublisher;
+import io.fencing.jdbc.GuardedUpdate.Quirk;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -380,15 +382,11 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 
 	/** Refuses what {@code dialect} reads otherwise than the SQL parser did. */
 	private static void rejectWhatTheDialectReadsOtherwise(Dialect dialect, GuardedUpdate update) {
-		if (dialect == Dialect.MYSQL && update.usesDoublePipe()) {
-			throw new IllegalArgumentException("Guarded update refused: MySQL and MariaDB read '||' as OR (unless "
-					+ "sql_mode has PIPES_AS_CONCAT) where the SQL parser reads a concatenation, so the fence could "
-					+ "not tell which rows the statement targets; write OR, or CONCAT(...): " + update.originalSql());
-		}
-		if (dialect == Dialect.MYSQL && update.usesDashWithoutSpace()) {
-			throw new IllegalArgumentException("Guarded update refused: MySQL and MariaDB read '--' without a space "
-					+ "after it as two minus signs where the SQL parser reads a comment; write '-- ' for a comment, "
-					+ "or '- -' for the arithmetic: " + update.originalSql());
+		for (Quirk quirk : update.quirks()) {
+			if (dialect.readsOtherwise(quirk)) {
+				throw new IllegalArgumentException(
+						"Guarded update refused: " + quirk.reason() + ": " + update.originalSql());
+			}
 		}
 	}
 
@@ -499,7 +497,18 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 	/** The databases whose behaviour the guarded path depends on. */
 	private enum Dialect {
 
-		POSTGRESQL, MYSQL, OTHER;
+		POSTGRESQL(EnumSet.of(Quirk.BACKSLASH_IN_QUOTES)), MYSQL(EnumSet.allOf(Quirk.class)),
+		OTHER(EnumSet.noneOf(Quirk.class));
+
+		private final Set<Quirk> readsOtherwise;
+
+		Dialect(Set<Quirk> readsOtherwise) {
+			this.readsOtherwise = readsOtherwise;
+		}
+
+		boolean readsOtherwise(Quirk quirk) {
+			return this.readsOtherwise.contains(quirk);
+		}
 
 		static Dialect of(String productName) {
 			String name = productName.toLowerCase(Locale.ROOT);

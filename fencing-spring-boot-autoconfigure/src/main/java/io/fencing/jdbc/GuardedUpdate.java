@@ -1,6 +1,7 @@
 package io.fencing.jdbc;
 
 import java.util.List;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -34,9 +35,7 @@ final class GuardedUpdate {
 
 	private final List<Equality> equalities;
 
-	private final boolean doublePipe;
-
-	private final boolean dashComment;
+	private final Set<Quirk> quirks;
 
 	/**
 	 * How this statement pins one row of its table, resolved once against the table's
@@ -46,7 +45,7 @@ final class GuardedUpdate {
 
 	GuardedUpdate(String originalSql, String fencedSql, String newestTokenSql, String newestTokenLockingSql,
 			String newestTokenOfTableSql, int setParameterCount, int whereParameterCount, TableReference table,
-			List<Equality> equalities, boolean doublePipe, boolean dashComment) {
+			List<Equality> equalities, Set<Quirk> quirks) {
 		this.originalSql = originalSql;
 		this.fencedSql = fencedSql;
 		this.newestTokenSql = newestTokenSql;
@@ -56,8 +55,7 @@ final class GuardedUpdate {
 		this.whereParameterCount = whereParameterCount;
 		this.table = table;
 		this.equalities = equalities;
-		this.doublePipe = doublePipe;
-		this.dashComment = dashComment;
+		this.quirks = quirks;
 	}
 
 	/** The statement as the application wrote it. */
@@ -97,20 +95,9 @@ final class GuardedUpdate {
 		return this.equalities;
 	}
 
-	/**
-	 * Whether the statement uses the {@code ||} operator, which MySQL and MariaDB read as
-	 * OR where the parser reads a concatenation.
-	 */
-	boolean usesDoublePipe() {
-		return this.doublePipe;
-	}
-
-	/**
-	 * Whether the statement has a {@code --} comment not followed by whitespace, which
-	 * MySQL and MariaDB read as two minus signs where the parser reads a comment.
-	 */
-	boolean usesDashWithoutSpace() {
-		return this.dashComment;
+	/** What some databases read otherwise than the parser in this statement's text. */
+	Set<Quirk> quirks() {
+		return this.quirks;
 	}
 
 	@Nullable OneRowRule oneRowRule() {
@@ -150,6 +137,49 @@ final class GuardedUpdate {
 		query[0] = token;
 		System.arraycopy(args, this.setParameterCount, query, 1, this.whereParameterCount);
 		return query;
+	}
+
+	/**
+	 * A construct that some databases read otherwise than the SQL parser, so that the
+	 * statement they run would not be the one the fence was added to.
+	 */
+	enum Quirk {
+
+		/** MySQL and MariaDB read {@code ||} as OR (unless PIPES_AS_CONCAT). */
+		DOUBLE_PIPE("MySQL and MariaDB read '||' as OR (unless sql_mode has PIPES_AS_CONCAT) where the SQL parser "
+				+ "reads a concatenation, so the fence could not tell which rows the statement targets; write OR, or "
+				+ "CONCAT(...)"),
+
+		/** MySQL and MariaDB read {@code --x} as two minus signs. */
+		DASH_WITHOUT_SPACE("MySQL and MariaDB read '--' without a space after it as two minus signs where the SQL "
+				+ "parser reads a comment; write '-- ' for a comment, or '- -' for the arithmetic"),
+
+		/**
+		 * A backslash between quotes: an escape to MySQL and MariaDB (unless
+		 * NO_BACKSLASH_ESCAPES) and to PostgreSQL in {@code E'...'} strings (or with
+		 * standard_conforming_strings off), a plain character to the parser. A quote
+		 * after it would end the text elsewhere, and what follows could hide the fence.
+		 */
+		BACKSLASH_IN_QUOTES("it has a backslash inside quotes, which MySQL and MariaDB (unless sql_mode has "
+				+ "NO_BACKSLASH_ESCAPES) and PostgreSQL (in E'...' strings, or with standard_conforming_strings off) "
+				+ "read as an escape where the SQL parser reads a plain character, so the text could end elsewhere "
+				+ "and hide the fence; bind the value as a parameter (?)"),
+
+		/** MySQL and MariaDB have no dollar-quoted strings. */
+		DOLLAR_QUOTE("MySQL and MariaDB have no dollar-quoted strings ($$...$$), which the SQL parser reads as one "
+				+ "text; bind the value as a parameter (?)");
+
+		private final String reason;
+
+		Quirk(String reason) {
+			this.reason = reason;
+		}
+
+		/** Why the statement is refused where a database reads it otherwise. */
+		String reason() {
+			return this.reason;
+		}
+
 	}
 
 	/**

@@ -1,8 +1,11 @@
 package io.fencing.jdbc;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -10,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.fencing.jdbc.GuardedUpdate.Equality;
 import io.fencing.jdbc.GuardedUpdate.Identifier;
+import io.fencing.jdbc.GuardedUpdate.Quirk;
 import io.fencing.jdbc.GuardedUpdate.TableReference;
 import net.sf.jsqlparser.JSQLParserException;
 import net.sf.jsqlparser.expression.BooleanValue;
@@ -149,7 +153,7 @@ final class GuardedUpdateParser {
 		return new GuardedUpdate(sql, fencedSql, newestTokenSql, newestTokenLockingSql, newestTokenOfTable.toString(),
 				setParameters, whereParameters,
 				new TableReference(qualifier(table.getSchemaName()), identifier(table.getName())), equalities,
-				parsed.hasDoublePipe(), parsed.hasDashComment());
+				parsed.quirks());
 	}
 
 	/**
@@ -205,8 +209,7 @@ final class GuardedUpdateParser {
 	/**
 	 * Parses like {@link CCJSqlParserUtil#parseStatements(String)}: simple parsing first,
 	 * complex parsing when that fails. Keeps the parser's own count of JDBC parameters,
-	 * which sees every {@code ?} of the grammar, and whether {@code ||} occurs as an
-	 * operator.
+	 * which sees every {@code ?} of the grammar, and the {@link Quirk}s of its text.
 	 */
 	private static Parsed parseStatements(String sql) {
 		try {
@@ -236,23 +239,35 @@ final class GuardedUpdateParser {
 		parser.withAllowComplexParsing(complex).withTimeOut(PARSE_TIMEOUT_MILLIS);
 		Token first = parser.token;
 		Statements statements = CCJSqlParserUtil.parseStatements(parser, PARSER_THREADS);
-		boolean doublePipe = false;
+		Set<Quirk> quirks = EnumSet.noneOf(Quirk.class);
 		boolean or = false;
-		boolean dashComment = false;
 		boolean executableComment = false;
 		for (Token token = first.next; token != null; token = token.next) {
 			for (Token comment = token.specialToken; comment != null; comment = comment.specialToken) {
 				executableComment |= comment.image.startsWith("/*!") || comment.image.startsWith("/*M!");
-				dashComment |= comment.image.startsWith("--")
-						&& (comment.image.length() == 2 || !Character.isWhitespace(comment.image.charAt(2)));
+				if (comment.image.startsWith("--")
+						&& (comment.image.length() == 2 || !Character.isWhitespace(comment.image.charAt(2)))) {
+					quirks.add(Quirk.DASH_WITHOUT_SPACE);
+				}
 			}
 			if (token.kind == 0) {
 				break;
 			}
-			doublePipe |= token.image.equals("||");
-			or |= token.image.equalsIgnoreCase("OR") || token.image.equalsIgnoreCase("XOR") || token.image.equals("||");
+			String image = token.image;
+			if (image.equals("||")) {
+				quirks.add(Quirk.DOUBLE_PIPE);
+			}
+			// Only a quoted text or name can hold a backslash or begin and end with '$'.
+			if (image.indexOf('\\') >= 0) {
+				quirks.add(Quirk.BACKSLASH_IN_QUOTES);
+			}
+			if (image.length() > 1 && image.startsWith("$") && image.endsWith("$")) {
+				quirks.add(Quirk.DOLLAR_QUOTE);
+			}
+			or |= image.equalsIgnoreCase("OR") || image.equalsIgnoreCase("XOR") || image.equals("||");
 		}
-		return new Parsed(statements, parser.parameterCount(), doublePipe, or, dashComment, executableComment);
+		return new Parsed(statements, parser.parameterCount(), Collections.unmodifiableSet(quirks), or,
+				executableComment);
 	}
 
 	private static int parameterCountOf(String rendered, String sql) {
@@ -428,8 +443,8 @@ final class GuardedUpdateParser {
 		return (lineBreak > 0) ? message.substring(0, lineBreak) : message;
 	}
 
-	private record Parsed(Statements statements, int parameterCount, boolean hasDoublePipe, boolean hasOr,
-			boolean hasDashComment, boolean hasExecutableComment) {
+	private record Parsed(Statements statements, int parameterCount, Set<Quirk> quirks, boolean hasOr,
+			boolean hasExecutableComment) {
 	}
 
 	/** Exposes the parser's count of the JDBC parameters it read. */

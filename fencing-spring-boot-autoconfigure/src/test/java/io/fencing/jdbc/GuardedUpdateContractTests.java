@@ -241,6 +241,37 @@ abstract class GuardedUpdateContractTests {
 		assertThat(rows()).isEqualTo(before);
 	}
 
+	/**
+	 * MariaDB reads {@code 'p\\'} as an unterminated text, so that {@code #} starts a
+	 * comment that swallows the WHERE clause and the fence, and writes every row: it must
+	 * never run.
+	 */
+	@Test
+	void aBackslashInQuotesNeverHidesTheFence() {
+		update(9, "UPDATE %s SET quantity = ? WHERE sku = ?", 1, "A-1");
+		List<Map<String, Object>> before = rows();
+		String sql = "UPDATE %s SET warehouse = 'p\\', note = ' , quantity = ?, last_token = ? #' "
+				+ "WHERE sku = 'A-1' AND note IS NULL";
+		if (readsBackslashesAsEscapes()) {
+			assertThatIllegalArgumentException().isThrownBy(() -> update(1, sql))
+				.withMessageContaining("backslash inside quotes")
+				.withMessageContaining("bind the value as a parameter");
+		}
+		else {
+			assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> update(1, sql))
+				.withMessageContaining("token 1 is older than accepted token 9");
+		}
+		assertThat(rows()).isEqualTo(before);
+	}
+
+	/**
+	 * Whether the database can read a backslash inside quotes as an escape (MySQL's
+	 * default sql_mode, PostgreSQL's E'' strings).
+	 */
+	protected boolean readsBackslashesAsEscapes() {
+		return true;
+	}
+
 	@Test
 	void usesTheTokenBoundToTheThread() {
 		Binding previous = TokenBindings.bind(new Acquisition(new FencingToken(LOCK, 7)));

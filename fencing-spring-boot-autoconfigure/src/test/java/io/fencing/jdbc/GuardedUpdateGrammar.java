@@ -38,7 +38,13 @@ final class GuardedUpdateGrammar {
 	/**
 	 * Text that a string search for placeholders, quotes or operators would trip over.
 	 */
-	private static final List<String> TRICKY_STRINGS = List.of("x?", "it's", "a||b", "W1", "A-1", "");
+	/**
+	 * Texts whose characters mean something outside quotes: placeholders, quotes,
+	 * operators, comments, and a backslash that ends the text early to MariaDB (and
+	 * PostgreSQL's E'' strings).
+	 */
+	private static final List<String> TRICKY_STRINGS = List.of("x?", "it's", "a||b", "W1", "A-1", "", "p\\", "a#b",
+			"-- x", "/* y");
 
 	private final Dialect dialect;
 
@@ -251,7 +257,7 @@ final class GuardedUpdateGrammar {
 		Arbitrary<Sql> sku = Combinators.combine(column("sku", scope), skuValues())
 			.as((column, value) -> Sql.format(column + " = %s", Sql.param(value)));
 		Arbitrary<Sql> skuLiteral = Combinators.combine(column("sku", scope), skuValues())
-			.as((column, value) -> Sql.of(column + " = " + literal(value)));
+			.as((column, value) -> Sql.format(column + " = %s", literal(value)));
 		Arbitrary<Sql> id = Combinators.combine(column("id", scope), ids())
 			.as((column, value) -> Sql.format(column + " = %s", Sql.param(value)));
 		return Arbitraries.frequencyOf(Tuple.of(4, sku), Tuple.of(1, skuLiteral), Tuple.of(2, id));
@@ -302,7 +308,7 @@ final class GuardedUpdateGrammar {
 					stringValues(), Arbitraries.of(true, false))
 			.as((column, operator, a, b, parameters) -> parameters
 					? Sql.format(column + operator + "(%s, %s)", Sql.param(a), Sql.param(b))
-					: Sql.of(column + operator + "(" + literal(a) + ", " + literal(b) + ")"));
+					: Sql.format(column + operator + "(%s, %s)", literal(a), literal(b)));
 		return Arbitraries.oneOf(ints, strings);
 	}
 
@@ -582,8 +588,7 @@ final class GuardedUpdateGrammar {
 	private Arbitrary<Sql> stringAtom(Scope scope) {
 		return Arbitraries.frequencyOf(
 				Tuple.of(3, Arbitraries.of("sku", "wh", "note").flatMap((name) -> column(name, scope)).map(Sql::of)),
-				Tuple.of(1, stringValues().map((value) -> Sql.of(literal(value)))),
-				Tuple.of(3, stringValues().map(Sql::param)));
+				Tuple.of(1, stringValues().map(this::literal)), Tuple.of(3, stringValues().map(Sql::param)));
 	}
 
 	// Names and values
@@ -620,7 +625,17 @@ final class GuardedUpdateGrammar {
 		return Arbitraries.of("=", "<>", "<", "<=", ">", ">=");
 	}
 
-	private static String literal(String value) {
+	/**
+	 * A text between quotes; refused where the database reads a backslash in it as an
+	 * escape.
+	 */
+	private Sql literal(String value) {
+		Sql literal = Sql.of(quoted(value));
+		return (this.dialect != Dialect.H2 && value.contains("\\"))
+				? literal.refusedBecause("a backslash inside quotes on " + this.dialect) : literal;
+	}
+
+	private static String quoted(String value) {
 		return "'" + value.replace("'", "''") + "'";
 	}
 
@@ -863,7 +878,7 @@ final class GuardedUpdateGrammar {
 			return this.dialect + " " + this.kind + ", token " + this.token + ", caller's transaction " + this.caller
 					+ ", rows " + this.rows + ",\n  feed " + this.feed + ",\n  " + this.statement.sql() + "\n  args "
 					+ Arrays.stream(this.givenArgs)
-						.map((arg) -> (arg instanceof String text) ? literal(text) : String.valueOf(arg))
+						.map((arg) -> (arg instanceof String text) ? quoted(text) : String.valueOf(arg))
 						.collect(Collectors.joining(", ", "[", "]"));
 		}
 

@@ -2,6 +2,7 @@ package io.fencing.jdbc;
 
 import io.fencing.jdbc.GuardedUpdate.Equality;
 import io.fencing.jdbc.GuardedUpdate.Identifier;
+import io.fencing.jdbc.GuardedUpdate.Quirk;
 import io.fencing.jdbc.GuardedUpdate.TableReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -131,15 +132,34 @@ class GuardedUpdateParserTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.parser.parse("UPDATE t SET qty = 1 /*M! WHERE id = 5 */ WHERE id = 1"))
 			.withMessageContaining("/*! ... */");
-		assertThat(this.parser.parse("UPDATE t SET qty = qty --1 WHERE id = 5").usesDashWithoutSpace()).isTrue();
-		assertThat(this.parser.parse("UPDATE t SET qty = ? -- the feed\nWHERE id = 5").usesDashWithoutSpace())
-			.isFalse();
+		assertThat(this.parser.parse("UPDATE t SET qty = qty --1 WHERE id = 5").quirks())
+			.containsExactly(Quirk.DASH_WITHOUT_SPACE);
+		assertThat(this.parser.parse("UPDATE t SET qty = ? -- the feed\nWHERE id = 5").quirks()).isEmpty();
 	}
 
 	@Test
 	void tellsWhenTheStatementUsesTheDoublePipeOperator() {
-		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE sku = ? AND wh = ? || qty").usesDoublePipe()).isTrue();
-		assertThat(this.parser.parse("UPDATE t SET note = 'a || b' WHERE sku = ?").usesDoublePipe()).isFalse();
+		assertThat(this.parser.parse("UPDATE t SET qty = ? WHERE sku = ? AND wh = ? || qty").quirks())
+			.containsExactly(Quirk.DOUBLE_PIPE);
+		assertThat(this.parser.parse("UPDATE t SET note = 'a || b' WHERE sku = ?").quirks()).isEmpty();
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', quoteCharacter = '~', textBlock = """
+			UPDATE t SET a = 'p\\', b = ' , c = ?, d = ? #' WHERE id = 1 AND a = 'x' | BACKSLASH_IN_QUOTES
+			UPDATE t SET a = E'p\\', b = ' , c = ? #' WHERE id = 1                  | BACKSLASH_IN_QUOTES
+			UPDATE t SET a = "p\\" WHERE id = 1                                     | BACKSLASH_IN_QUOTES
+			UPDATE t SET a = $$ ' , b = ? $$ WHERE id = ?                           | DOLLAR_QUOTE
+			UPDATE t SET a = $x$a$x$ WHERE id = ?                                   | DOLLAR_QUOTE
+			""")
+	void tellsWhereDatabasesReadQuotesOtherwise(String sql, Quirk quirk) {
+		assertThat(this.parser.parse(sql).quirks()).containsExactly(quirk);
+	}
+
+	@Test
+	void commentCharactersInsideQuotesAreNoQuirk() {
+		assertThat(this.parser.parse("UPDATE t SET a = '#', b = '-- x', c = '/* y', d = 'it''s' WHERE e = ?").quirks())
+			.isEmpty();
 	}
 
 	@ParameterizedTest

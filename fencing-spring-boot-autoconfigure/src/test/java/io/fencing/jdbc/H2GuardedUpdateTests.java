@@ -66,4 +66,9 @@ class H2GuardedUpdateTests extends GuardedUpdateContractTests {
 		}
 	}
 
+	@Override
+	protected boolean readsBackslashesAsEscapes() {
+		return false;
+	}
+
 }
