@@ -58,8 +58,13 @@ public final class FencingJdbcAutoConfiguration {
 				throw new IllegalStateException(
 						"fencing.jdbc.statement-cache-size must be positive, was " + jdbc.getStatementCacheSize());
 			}
-			FencedJdbcTemplate template = new FencedJdbcTemplate(dataSource, jdbc.getTokenColumn(),
-					jdbc.getStatementCacheSize());
+			FencedJdbcTemplate template;
+			try {
+				template = new FencedJdbcTemplate(dataSource, jdbc.getTokenColumn(), jdbc.getStatementCacheSize());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalStateException("fencing.jdbc.token-column: " + ex.getMessage(), ex);
+			}
 			template.setFencingEnabled(fencing.isEnabled());
 			// As Boot's own JdbcTemplateConfiguration does, which this template stands in
 			// for.

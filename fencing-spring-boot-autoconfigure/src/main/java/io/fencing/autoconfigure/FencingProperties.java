@@ -148,7 +148,9 @@ public class FencingProperties {
 	public static class Jdbc {
 
 		/**
-		 * Column of every guarded table that holds the last accepted fencing token.
+		 * Column of every guarded table that holds the last accepted fencing token: a
+		 * plain identifier, or one in the database's own quotes ("LastToken" on
+		 * PostgreSQL and H2, `LastToken` on MySQL and MariaDB) for an exact letter case.
 		 */
 		private String tokenColumn = FencedJdbcTemplate.DEFAULT_TOKEN_COLUMN;
 

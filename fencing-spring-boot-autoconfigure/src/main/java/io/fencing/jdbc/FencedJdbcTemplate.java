@@ -72,7 +72,7 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 	 */
 	private final Set<String> newestTokenQueriesOfGuardedTables = ConcurrentHashMap.newKeySet();
 
-	private final String tokenColumn;
+	private final TokenColumn tokenColumn;
 
 	private volatile @Nullable Dialect dialect;
 
@@ -88,14 +88,16 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 	/**
 	 * @param dataSource the data source
 	 * @param tokenColumn the column of every guarded table that holds the last accepted
-	 * token
+	 * token: a plain identifier, or one in the database's own quotes for an exact letter
+	 * case
 	 * @param statementCacheSize how many rewritten statements to keep
+	 * @throws IllegalArgumentException when {@code tokenColumn} is not one identifier
 	 */
 	public FencedJdbcTemplate(DataSource dataSource, String tokenColumn, int statementCacheSize) {
 		super(dataSource);
 		Assert.isTrue(statementCacheSize > 0, "statementCacheSize must be positive");
-		GuardedUpdateParser parser = new GuardedUpdateParser(tokenColumn);
-		this.tokenColumn = tokenColumn;
+		this.tokenColumn = TokenColumn.of(tokenColumn);
+		GuardedUpdateParser parser = new GuardedUpdateParser(this.tokenColumn);
 		this.statements = new ConcurrentLruCache<>(statementCacheSize, (sql) -> {
 			try {
 				return new Rewrite(parser.parse(sql), null);
@@ -319,8 +321,11 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 
 	private List<String> newestTokenOfEveryTable(Connection connection) throws SQLException {
 		DatabaseMetaData metaData = connection.getMetaData();
-		String column = metaData.storesUpperCaseIdentifiers() ? this.tokenColumn.toUpperCase(Locale.ROOT)
-				: metaData.storesLowerCaseIdentifiers() ? this.tokenColumn.toLowerCase(Locale.ROOT) : this.tokenColumn;
+		// As the database stores the name: a quoted name exactly as written.
+		String name = this.tokenColumn.name();
+		String column = this.tokenColumn.quoted() ? name
+				: metaData.storesUpperCaseIdentifiers() ? name.toUpperCase(Locale.ROOT)
+						: metaData.storesLowerCaseIdentifiers() ? name.toLowerCase(Locale.ROOT) : name;
 		String quote = metaData.getIdentifierQuoteString().trim();
 		// MySQL and MariaDB: a catalog is a database, and a guarded UPDATE may name
 		// another one.
@@ -328,13 +333,13 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 		List<String> queries = new ArrayList<>();
 		try (ResultSet rows = metaData.getColumns(catalog, null, null, column)) {
 			while (rows.next()) {
-				String name = rows.getString("COLUMN_NAME");
-				if (!this.tokenColumn.equalsIgnoreCase(name)) {
+				String found = rows.getString("COLUMN_NAME");
+				if (!(this.tokenColumn.quoted() ? name.equals(found) : name.equalsIgnoreCase(found))) {
 					continue; // the column name is a pattern: '_' matches any character
 				}
 				String schema = rows.getString("TABLE_SCHEM");
 				String qualifier = (schema != null) ? schema : rows.getString("TABLE_CAT");
-				queries.add("SELECT MAX(" + quoted(name, quote) + ") FROM "
+				queries.add("SELECT MAX(" + quoted(found, quote) + ") FROM "
 						+ ((qualifier != null) ? quoted(qualifier, quote) + "." : "")
 						+ quoted(rows.getString("TABLE_NAME"), quote));
 			}
@@ -375,6 +380,12 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 		Dialect dialect = this.dialect;
 		if (dialect == null) {
 			dialect = Dialect.of(connection.getMetaData().getDatabaseProductName());
+			if (dialect == Dialect.MYSQL && this.tokenColumn.inDoubleQuotes()) {
+				// "last_token" <= ? would compare a text, true for every row.
+				throw new IllegalStateException("The token column " + this.tokenColumn + " (fencing.jdbc.token-column) "
+						+ "is in double quotes, which MySQL and MariaDB read as a text, not a column name; quote it "
+						+ "with backticks: `" + this.tokenColumn.name() + "`");
+			}
 			this.dialect = dialect;
 		}
 		return dialect;

@@ -71,10 +71,9 @@ final class GuardedUpdateParser {
 	private static final ExecutorService PARSER_THREADS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30,
 			TimeUnit.SECONDS, new SynchronousQueue<>(), parserThreadFactory());
 
-	private final String tokenColumn;
+	private final TokenColumn tokenColumn;
 
-	GuardedUpdateParser(String tokenColumn) {
-		Assert.hasText(tokenColumn, "tokenColumn must not be blank");
+	GuardedUpdateParser(TokenColumn tokenColumn) {
 		this.tokenColumn = tokenColumn;
 	}
 
@@ -95,7 +94,7 @@ final class GuardedUpdateParser {
 		rejectUnsupportedParameters(update, sql);
 		for (UpdateSet set : update.getUpdateSets()) {
 			for (Column column : set.getColumns()) {
-				if (unquote(column.getColumnName()).equalsIgnoreCase(this.tokenColumn)) {
+				if (this.tokenColumn.names(unquote(column.getColumnName()))) {
 					throw refused(sql, "it already sets the token column '" + this.tokenColumn
 							+ "'; the guarded update sets it to the fencing token itself");
 				}
@@ -123,7 +122,7 @@ final class GuardedUpdateParser {
 
 		Column fenceColumn = tokenColumnOf(table);
 		Expression originalCondition = (where != null) ? new ParenthesedExpressionList<>(where) : null;
-		update.addUpdateSet(new Column(this.tokenColumn), new JdbcParameter());
+		update.addUpdateSet(new Column(this.tokenColumn.written()), new JdbcParameter());
 		update.setWhere(and(originalCondition, new MinorThanEquals(fenceColumn, new JdbcParameter())));
 		String fencedSql = update.toString();
 
@@ -147,7 +146,7 @@ final class GuardedUpdateParser {
 
 		Table unaliased = new Table(table.getSchemaName(), table.getName());
 		PlainSelect newestTokenOfTable = new PlainSelect()
-			.addSelectItem(new Function("MAX", new Column(this.tokenColumn)))
+			.addSelectItem(new Function("MAX", new Column(this.tokenColumn.written())))
 			.withFromItem(unaliased);
 
 		return new GuardedUpdate(sql, fencedSql, newestTokenSql, newestTokenLockingSql, newestTokenOfTable.toString(),
@@ -186,7 +185,7 @@ final class GuardedUpdateParser {
 	 */
 	private boolean readsWrittenColumns(Update update, List<String> whereWords) {
 		List<String> written = new ArrayList<>();
-		written.add(this.tokenColumn);
+		written.add(this.tokenColumn.name());
 		for (UpdateSet set : update.getUpdateSets()) {
 			set.getColumns().forEach((column) -> written.add(unquote(column.getColumnName())));
 		}
@@ -349,9 +348,9 @@ final class GuardedUpdateParser {
 		// SET, and an unqualified name at the top level of WHERE always means the updated
 		// table.
 		if (table.getAlias() != null) {
-			return new Column(new Table(table.getAlias().getName()), this.tokenColumn);
+			return new Column(new Table(table.getAlias().getName()), this.tokenColumn.written());
 		}
-		return new Column(this.tokenColumn);
+		return new Column(this.tokenColumn.written());
 	}
 
 	private static Expression and(@Nullable Expression condition, Expression fence) {

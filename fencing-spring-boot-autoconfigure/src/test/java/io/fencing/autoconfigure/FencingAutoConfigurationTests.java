@@ -184,6 +184,8 @@ class FencingAutoConfigurationTests {
 				assertThat(properties.getJdbc().getTokenColumn()).isEqualTo("fence");
 				assertThat(properties.getJdbc().getStatementCacheSize()).isEqualTo(8);
 			});
+		this.contextRunner.withPropertyValues("fencing.jdbc.token-column=\"LastToken\"")
+			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Test
@@ -199,6 +201,13 @@ class FencingAutoConfigurationTests {
 		assertStartupFailure("fencing.tasks.stock-sync.wait-time=-1ms", "fencing.tasks.stock-sync.wait-time",
 				"must not be negative");
 		assertStartupFailure("fencing.jdbc.token-column= ", "fencing.jdbc.token-column", "must not be blank");
+		// Pasted into the fenced SQL, this dropped the table at the next guarded update.
+		assertStartupFailure("fencing.jdbc.token-column=last_token = ? WHERE last_token <> ?; DROP TABLE victim; --",
+				"fencing.jdbc.token-column", "is not a column name");
+		assertStartupFailure("fencing.jdbc.token-column=\"Last\"\"Token\"", "fencing.jdbc.token-column",
+				"is not a column name");
+		assertStartupFailure("fencing.jdbc.token-column=`last_token", "fencing.jdbc.token-column",
+				"is not a column name");
 		assertStartupFailure("fencing.jdbc.statement-cache-size=0", "fencing.jdbc.statement-cache-size",
 				"must be positive");
 	}

@@ -265,6 +265,31 @@ abstract class GuardedUpdateContractTests {
 	}
 
 	/**
+	 * A quoted token column in mixed case: guarded writes use it, and the counter check
+	 * finds its tables by their exact stored name (it compared the quoted text and found
+	 * none, so a new lock ran with token 1 while the table held a far higher one).
+	 */
+	@Test
+	void aQuotedTokenColumnIsFencedAndItsTablesAreFoundByTheCounterCheck() {
+		String column = quote("LastToken");
+		FencedJdbcTemplate jdbc = new FencedJdbcTemplate(this.dataSource, column, 16);
+		String table = this.stock + "_mixed";
+		this.extraTables.add(table);
+		jdbc.execute("CREATE TABLE " + table + " (sku VARCHAR(8) PRIMARY KEY, quantity INT NOT NULL, " + column
+				+ " BIGINT NOT NULL DEFAULT 0)");
+		long stored = 900_000_000L + (System.nanoTime() % 1_000_000);
+		jdbc.update("INSERT INTO " + table + " (sku, quantity, " + column + ") VALUES ('A-1', 1, ?)", stored);
+		assertThat(jdbc.newestTokenInAllTables().orElse(0)).isGreaterThanOrEqualTo(stored);
+		String sql = "UPDATE " + table + " SET quantity = ? WHERE sku = ?";
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> jdbc.guardedUpdate(new FencingToken(LOCK, stored - 1), sql, 5, "A-1"))
+			.withMessageContaining("token " + (stored - 1) + " is older than accepted token " + stored);
+		assertThat(jdbc.guardedUpdate(new FencingToken(LOCK, stored + 1), sql, 6, "A-1")).isOne();
+		assertThat(jdbc.queryForObject("SELECT quantity FROM " + table, Integer.class)).isEqualTo(6);
+		assertThat(jdbc.queryForObject("SELECT " + column + " FROM " + table, Long.class)).isEqualTo(stored + 1);
+	}
+
+	/**
 	 * Whether the database can read a backslash inside quotes as an escape (MySQL's
 	 * default sql_mode, PostgreSQL's E'' strings).
 	 */
@@ -288,7 +313,7 @@ abstract class GuardedUpdateContractTests {
 
 	@Test
 	void recognisesAStatementThatPinsOneRowByItsKey() throws Exception {
-		GuardedUpdateParser parser = new GuardedUpdateParser("last_token");
+		GuardedUpdateParser parser = new GuardedUpdateParser(TokenColumn.of("last_token"));
 		UniqueKeys keys = new UniqueKeys();
 		try (Connection connection = this.dataSource.getConnection()) {
 			assertThat(keys.pinsOneRow(parser.parse("UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?"),
@@ -455,6 +480,10 @@ abstract class GuardedUpdateContractTests {
 
 	private List<Integer> quantities() {
 		return this.jdbc.queryForList("SELECT quantity FROM " + this.stock + " ORDER BY sku", Integer.class);
+	}
+
+	protected String stockTable() {
+		return this.stock;
 	}
 
 	protected List<Map<String, Object>> rows() {

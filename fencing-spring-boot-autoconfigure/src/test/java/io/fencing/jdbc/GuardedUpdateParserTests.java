@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 class GuardedUpdateParserTests {
 
-	private final GuardedUpdateParser parser = new GuardedUpdateParser("last_token");
+	private final GuardedUpdateParser parser = new GuardedUpdateParser(TokenColumn.of("last_token"));
 
 	@Test
 	void fencesTheContractExample() {

@@ -6,11 +6,13 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import io.fencing.FencingToken;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 class MariaDbGuardedUpdateTests extends GuardedUpdateContractTests {
 
@@ -69,6 +71,22 @@ class MariaDbGuardedUpdateTests extends GuardedUpdateContractTests {
 		finally {
 			jdbc.execute("DROP DATABASE " + database);
 		}
+	}
+
+	/**
+	 * MySQL and MariaDB read a double-quoted name as a text: {@code "last_token" <= ?}
+	 * would hold for every row.
+	 */
+	@Test
+	void refusesATokenColumnInDoubleQuotesThatMariaDbReadsAsAText() {
+		FencedJdbcTemplate jdbc = new FencedJdbcTemplate(dataSource(), "\"last_token\"", 16);
+		List<Map<String, Object>> before = rows();
+		assertThatIllegalStateException()
+			.isThrownBy(() -> jdbc.guardedUpdate(new FencingToken("stock-sync", 1),
+					"UPDATE " + stockTable() + " SET quantity = ? WHERE sku = ?", 0, "A-1"))
+			.withMessageContaining("fencing.jdbc.token-column")
+			.withMessageContaining("`last_token`");
+		assertThat(rows()).isEqualTo(before);
 	}
 
 }
