@@ -10,6 +10,7 @@ import java.util.function.Function;
 import io.fencing.lock.FencedTaskRunner;
 import io.fencing.lock.SettingSources;
 import io.fencing.lock.TaskDefinition;
+import io.fencing.lock.TaskSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
@@ -115,20 +116,27 @@ public class FencedTasks {
 		}
 
 		/**
-		 * A fixed lease of at least 1 ms, or {@code null} for Redisson's watchdog, which
-		 * renews the lease while the body runs.
+		 * A fixed lease of at least 1 ms and at most 100 years, or {@code null} for
+		 * Redisson's watchdog, which renews the lease while the body runs.
 		 */
 		public Task leaseTime(@Nullable Duration leaseTime) {
 			Assert.isTrue(leaseTime == null || leaseTime.compareTo(Duration.ofMillis(1)) >= 0,
 					() -> "leaseTime must be at least 1ms, was " + leaseTime + "; pass null for the watchdog lease");
+			Assert.isTrue(leaseTime == null || leaseTime.compareTo(TaskSettings.LONGEST) <= 0,
+					() -> "leaseTime must be at most " + TaskSettings.LONGEST.toDays() + "d (100 years), was "
+							+ leaseTime + "; pass null for the watchdog lease");
 			return new Task(this.lockName, this.taskName, leaseTime, this.waitTime, this.onBusy,
 					this.perCall | SettingSources.LEASE_TIME_PER_CALL);
 		}
 
-		/** How long to wait for a busy lock; zero makes one attempt. */
+		/**
+		 * How long to wait for a busy lock, at most 100 years; zero makes one attempt.
+		 */
 		public Task waitTime(Duration waitTime) {
 			Assert.isTrue(waitTime != null && !waitTime.isNegative(),
 					() -> "waitTime must not be null or negative, was " + waitTime);
+			Assert.isTrue(waitTime.compareTo(TaskSettings.LONGEST) <= 0, () -> "waitTime must be at most "
+					+ TaskSettings.LONGEST.toDays() + "d (100 years), was " + waitTime);
 			return new Task(this.lockName, this.taskName, this.leaseTime, waitTime, this.onBusy,
 					this.perCall | SettingSources.WAIT_TIME_PER_CALL);
 		}

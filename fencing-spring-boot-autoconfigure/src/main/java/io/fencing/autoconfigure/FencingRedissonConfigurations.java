@@ -4,11 +4,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.fencing.lock.FencedLocks;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -49,6 +52,9 @@ final class FencingRedissonConfigurations {
 		 */
 		private static final Pattern URL_CREDENTIALS = Pattern.compile("(?<=//)[^/@\\s]+@|\\?[^!#\\s]*");
 
+		/** The setting a YAML construction failure names: a name, never a value. */
+		private static final Pattern YAML_PROPERTY = Pattern.compile("Cannot create property=([A-Za-z0-9_]+)");
+
 		@Bean
 		FencingRedissonConfig fencingRedissonConfig(FencingProperties properties) {
 			Resource file = Objects.requireNonNull(properties.getRedis().getConfig());
@@ -61,15 +67,44 @@ final class FencingRedissonConfigurations {
 			try (InputStream yaml = file.getInputStream()) {
 				config = Config.fromYAML(yaml);
 			}
-			catch (IOException | RuntimeException ex) {
+			catch (IOException ex) {
 				// The cause's message may hold the credentials: chained only without.
 				throw new IllegalStateException("fencing.redis.config: cannot read a Redisson configuration from "
 						+ description + ": " + shown.apply(String.valueOf(ex.getMessage())), credentials ? null : ex);
+			}
+			catch (RuntimeException ex) {
+				// The YAML parser's messages quote the lines around the problem,
+				// passwords
+				// included: never shown, nor chained.
+				throw new IllegalStateException(
+						"fencing.redis.config: " + description + " is not a Redisson configuration: " + problemOf(ex)
+								+ " (the file's text is not shown, as it may hold passwords)");
 			}
 			if (config == null) {
 				throw new IllegalStateException("fencing.redis.config: " + description + " is empty");
 			}
 			return new FencingRedissonConfig(config, "fencing.redis.config (" + description + ")");
+		}
+
+		/**
+		 * Where the YAML went wrong, and which setting, without the file's text.
+		 */
+		private static String problemOf(RuntimeException ex) {
+			MarkedYAMLException innermost = null;
+			String setting = null;
+			for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+				if (cause instanceof MarkedYAMLException marked && marked.getProblemMark() != null) {
+					innermost = marked;
+					Matcher property = YAML_PROPERTY.matcher(String.valueOf(marked.getProblem()));
+					setting = property.find() ? property.group(1) : setting;
+				}
+			}
+			if (innermost == null) {
+				return ex.getClass().getSimpleName();
+			}
+			Mark mark = innermost.getProblemMark();
+			return ((setting != null) ? "setting '" + setting + "' cannot be applied" : "it is not valid YAML")
+					+ " at line " + (mark.getLine() + 1) + ", column " + (mark.getColumn() + 1);
 		}
 
 		/** The URL of a file given as one, else empty. */

@@ -1,5 +1,6 @@
 package io.fencing.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 
@@ -85,13 +86,22 @@ final class RedissonConfigOfConnectionDetails {
 		if (properties != null) {
 			servers.setClientName(properties.getClientName());
 			if (properties.getTimeout() != null) {
-				servers.setTimeout(Math.toIntExact(properties.getTimeout().toMillis()));
+				servers.setTimeout(millis(properties.getTimeout(), "spring.data.redis.timeout"));
 			}
 			if (properties.getConnectTimeout() != null) {
-				servers.setConnectTimeout(Math.toIntExact(properties.getConnectTimeout().toMillis()));
+				servers.setConnectTimeout(millis(properties.getConnectTimeout(), "spring.data.redis.connect-timeout"));
 			}
 		}
 		return new FencingRedissonConfig(config, location);
+	}
+
+	/** Redisson takes its timeouts as an {@code int} of milliseconds. */
+	private static int millis(Duration timeout, String property) {
+		if (timeout.isNegative() || timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+			throw new IllegalStateException(property + " must be between 0 and " + Integer.MAX_VALUE
+					+ "ms (24d20h31m) for the Redis client of the fencing starter (Redisson), was " + timeout);
+		}
+		return (int) timeout.toMillis();
 	}
 
 	/**

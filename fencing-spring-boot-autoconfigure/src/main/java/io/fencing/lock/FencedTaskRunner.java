@@ -224,22 +224,23 @@ public class FencedTaskRunner implements AutoCloseable {
 						false);
 			}
 			this.busySkips.acquired(task.lockName());
+			// Whatever fails once the lock is taken gives it back.
 			try {
 				held = this.counters.aboveEveryStoredToken(held);
 				// Before the hook, where a test kit's newer (later) owner may run.
 				activity.acquired(held.token());
 				this.locks.beforeBody(held);
+				Duration lease = held.leaseTime();
+				HeldLock acquired = held;
+				Acquisition acquisition = new Acquisition(held.token(),
+						held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null,
+						() -> this.locks.isHeld(acquired), task.taskName());
+				return new TaskRun(this, task, observation, activity, held, acquisition);
 			}
 			catch (RuntimeException | Error ex) {
 				this.locks.release(held);
 				throw ex;
 			}
-			Duration lease = held.leaseTime();
-			HeldLock acquired = held;
-			Acquisition acquisition = new Acquisition(held.token(),
-					held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null,
-					() -> this.locks.isHeld(acquired), task.taskName());
-			return new TaskRun(this, task, observation, activity, held, acquisition);
 		}
 		catch (RuntimeException | Error ex) {
 			endedWith(TaskRun.outcomeOf(ex), ex, observation, activity);

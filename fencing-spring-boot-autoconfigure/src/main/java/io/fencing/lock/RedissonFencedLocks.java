@@ -269,18 +269,19 @@ public class RedissonFencedLocks implements FencedLocks {
 		if (token == null) {
 			return null;
 		}
-		long repliedAt = System.nanoTime();
-		long leaseStart = requestedAt;
-		if (leaseTime != null && repliedAt - requestedAt > leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE) {
-			try {
+		// Whatever fails once the lock is taken gives it back.
+		try {
+			long repliedAt = System.nanoTime();
+			long leaseStart = requestedAt;
+			if (leaseTime != null && repliedAt - requestedAt > leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE) {
 				leaseStart = leaseStartAfterWaiting(lock, owner, leaseTime, requestedAt, repliedAt);
 			}
-			catch (InterruptedException ex) {
-				giveBack(lockName, lock, owner);
-				throw ex;
-			}
+			return new RedissonHeldLock(lock, owner, new FencingToken(lockName, token), leaseTime, leaseStart);
 		}
-		return new RedissonHeldLock(lock, owner, new FencingToken(lockName, token), leaseTime, leaseStart);
+		catch (InterruptedException | RuntimeException | Error ex) {
+			giveBack(lockName, lock, owner);
+			throw ex;
+		}
 	}
 
 	/**

@@ -17,6 +17,12 @@ import org.jspecify.annotations.Nullable;
  */
 public record TaskSettings(@Nullable Duration leaseTime, @Nullable Duration waitTime, @Nullable OnBusy onBusy) {
 
+	/**
+	 * The longest lease or wait taken: a run adds it to clock readings in nanoseconds,
+	 * which a longer one would overflow after the lock was taken.
+	 */
+	public static final Duration LONGEST = Duration.ofDays(36_500);
+
 	/** No setting at this level. */
 	static final TaskSettings UNSET = new TaskSettings(null, null, null);
 
@@ -32,8 +38,16 @@ public record TaskSettings(@Nullable Duration leaseTime, @Nullable Duration wait
 			throw new IllegalStateException(name.apply("lease-time") + " must be at least 1ms, was " + this.leaseTime
 					+ "; leave it unset for the watchdog lease");
 		}
+		if (this.leaseTime != null && this.leaseTime.compareTo(LONGEST) > 0) {
+			throw new IllegalStateException(name.apply("lease-time") + " must be at most " + LONGEST.toDays()
+					+ "d (100 years), was " + this.leaseTime + "; leave it unset for the watchdog lease");
+		}
 		if (this.waitTime != null && this.waitTime.isNegative()) {
 			throw new IllegalStateException(name.apply("wait-time") + " must not be negative, was " + this.waitTime);
+		}
+		if (this.waitTime != null && this.waitTime.compareTo(LONGEST) > 0) {
+			throw new IllegalStateException(name.apply("wait-time") + " must be at most " + LONGEST.toDays()
+					+ "d (100 years), was " + this.waitTime);
 		}
 		if (this.onBusy == OnBusy.DEFAULT) {
 			throw new IllegalStateException(name.apply("on-busy") + " must be skip or fail");

@@ -196,6 +196,12 @@ class FencingAutoConfigurationTests {
 		assertStartupFailure("fencing.tasks.stock-sync.lease-time=999us", "fencing.tasks.stock-sync.lease-time",
 				"must be at least 1ms");
 		assertStartupFailure("fencing.wait-time=-5s", "fencing.wait-time", "must not be negative");
+		// Past Duration.toNanos(): the first run took the lock, then overflowed and left
+		// it
+		// held for its whole lease.
+		assertStartupFailure("fencing.lease-time=P200000D", "fencing.lease-time", "must be at most 36500d");
+		assertStartupFailure("fencing.tasks.stock-sync.wait-time=P200000D", "fencing.tasks.stock-sync.wait-time",
+				"must be at most 36500d");
 		assertStartupFailure("fencing.on-busy=sometimes", "fencing.on-busy", "OnBusy");
 		assertStartupFailure("fencing.on-busy=default", "fencing.on-busy", "must be skip or fail");
 		assertStartupFailure("fencing.tasks.stock-sync.wait-time=-1ms", "fencing.tasks.stock-sync.wait-time",

@@ -68,6 +68,18 @@ class FencingRedissonConfigTests {
 	}
 
 	@Test
+	void aTimeoutRedissonCannotTakeFailsTheStartupWithThePropertysName() {
+		this.contextRunner.withPropertyValues("spring.data.redis.timeout=30d")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("spring.data.redis.timeout must be between 0 and 2147483647ms"));
+		this.contextRunner.withPropertyValues("spring.data.redis.connect-timeout=30d")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("spring.data.redis.connect-timeout must be between 0 and 2147483647ms"));
+	}
+
+	@Test
 	void standaloneFromHostAndPortWithAnIpv6Host() {
 		SingleServerConfig single = new ConfigView(redissonConfigOf("spring.data.redis.host=::1",
 				"spring.data.redis.port=6390", "spring.data.redis.database=2"))
@@ -189,6 +201,33 @@ class FencingRedissonConfigTests {
 			assertThat(context).hasNotFailed();
 			assertLocksWork(context);
 		});
+	}
+
+	/**
+	 * The YAML parser quotes the lines around its problem: the startup failure says
+	 * where, never what the file holds.
+	 */
+	@Test
+	void aRedissonFileThatCannotBeParsedNeverShowsItsText(@TempDir Path directory) throws IOException {
+		Path syntax = Files.writeString(directory.resolve("syntax.yaml"),
+				"singleServerConfig:\n  address: \"redis://127.0.0.1:1\"\n  password: %S3cr3t-syntax\n");
+		this.contextRunner.withPropertyValues("fencing.redis.config=file:" + syntax)
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("fencing.redis.config: URL [file:" + syntax + "] is not a Redisson "
+						+ "configuration: it is not valid YAML at line 3, column 13")
+				.satisfies((failure) -> assertThat(stackTraceOf(failure)).doesNotContain("S3cr3t")));
+		Path setting = Files.writeString(directory.resolve("setting.yaml"),
+				"singleServerConfig:\n  password: S3cr3t-setting\n  timeout: soon\n");
+		this.contextRunner.withPropertyValues("fencing.redis.config=file:" + setting)
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("setting 'timeout' cannot be applied at line 3, column 12")
+				.satisfies((failure) -> assertThat(stackTraceOf(failure)).doesNotContain("S3cr3t")));
+	}
+
+	private static String stackTraceOf(Throwable failure) {
+		java.io.StringWriter trace = new java.io.StringWriter();
+		failure.printStackTrace(new java.io.PrintWriter(trace));
+		return trace.toString();
 	}
 
 	@Test

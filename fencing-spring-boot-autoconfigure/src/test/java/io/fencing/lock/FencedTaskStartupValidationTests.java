@@ -54,6 +54,7 @@ class FencedTaskStartupValidationTests {
 		assertFails(BadLeaseJob.class, "BadLeaseJob.run()", "leaseTime 'soon' is not a duration");
 		assertFails(NegativeWaitJob.class, "NegativeWaitJob.run()", "waitTime must not be negative, was PT-1S");
 		assertFails(SubMillisecondLeaseJob.class, "SubMillisecondLeaseJob.run()", "leaseTime must be at least 1ms");
+		assertFails(CenturiesLeaseJob.class, "CenturiesLeaseJob.run()", "leaseTime must be at most 36500d");
 	}
 
 	@Test
@@ -213,6 +214,14 @@ class FencedTaskStartupValidationTests {
 	static class SubMillisecondLeaseJob {
 
 		@FencedTask(value = "sub-millisecond", leaseTime = "500us")
+		public void run() {
+		}
+
+	}
+
+	static class CenturiesLeaseJob {
+
+		@FencedTask(value = "centuries", leaseTime = "P200000D")
 		public void run() {
 		}
 

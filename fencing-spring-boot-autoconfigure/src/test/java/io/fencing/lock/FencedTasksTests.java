@@ -187,6 +187,12 @@ class FencedTasksTests {
 			assertThatIllegalArgumentException().isThrownBy(() -> tasks.task(this.lock).leaseTime(Duration.ofNanos(10)))
 				.withMessageContaining("leaseTime must be at least 1ms");
 			assertThatIllegalArgumentException()
+				.isThrownBy(() -> tasks.task(this.lock).leaseTime(Duration.ofDays(365_000)))
+				.withMessageContaining("leaseTime must be at most 36500d");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> tasks.task(this.lock).waitTime(Duration.ofDays(365_000)))
+				.withMessageContaining("waitTime must be at most 36500d");
+			assertThatIllegalArgumentException()
 				.isThrownBy(() -> tasks.task(this.lock).waitTime(Duration.ofSeconds(-1)))
 				.withMessageContaining("waitTime must not be null or negative");
 			assertThatIllegalArgumentException().isThrownBy(() -> tasks.task(this.lock).onBusy(OnBusy.DEFAULT))
