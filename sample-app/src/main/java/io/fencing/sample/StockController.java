@@ -1,6 +1,7 @@
 package io.fencing.sample;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import io.fencing.sample.replay.ReplayResult;
 import io.fencing.sample.replay.TimelineReplay;
@@ -33,10 +34,13 @@ public class StockController {
 		return this.stock.findAll();
 	}
 
-	/** Replays the timeline: its events, printed steps and outcome. */
+	/**
+	 * Replays the timeline, or joins the replay running: its events, printed steps and
+	 * outcome. Answered asynchronously, so that no request thread waits out the replay.
+	 */
 	@PostMapping("/replay")
-	public ReplayResult replay() {
-		return this.replay.run();
+	public CompletableFuture<ReplayResult> replay() {
+		return this.replay.start();
 	}
 
 	/** A replay whose worker could not take the lock in time: say why. */

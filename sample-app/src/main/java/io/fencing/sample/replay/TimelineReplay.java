@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -22,6 +23,7 @@ import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.stereotype.Component;
 
 /**
@@ -52,8 +54,19 @@ public class TimelineReplay {
 
 	private int replays;
 
+	/** Replays started for requests run here, never on a request thread. */
+	private final SimpleAsyncTaskExecutor replayThread = new SimpleAsyncTaskExecutor("replay-");
+
+	/**
+	 * Guards {@link #running}, apart from {@link #run()}'s monitor that a replay holds.
+	 */
+	private final Object starting = new Object();
+
+	private @Nullable CompletableFuture<ReplayResult> running;
+
 	public TimelineReplay(ReplayWorkers workers, StockRepository stock, FencedJdbcTemplate jdbc,
 			RedissonClient redisson) {
+		this.replayThread.setDaemon(true);
 		this.workers = workers;
 		this.stock = stock;
 		this.jdbc = jdbc;
@@ -65,6 +78,31 @@ public class TimelineReplay {
 		return Optional.ofNullable(this.last);
 	}
 
+	/**
+	 * Starts a replay on a thread of its own, or joins the one running: however many
+	 * requests come at once, one replay runs and none of them waits on its thread.
+	 * @return the replay's result, to each caller a copy of its own (cancelling one
+	 * cancels no other)
+	 */
+	public CompletableFuture<ReplayResult> start() {
+		synchronized (this.starting) {
+			CompletableFuture<ReplayResult> replay = this.running;
+			if (replay == null || replay.isDone()) {
+				replay = CompletableFuture.supplyAsync(this::run, this.replayThread);
+				this.running = replay;
+			}
+			return replay.copy();
+		}
+	}
+
+	/** Whether a replay {@linkplain #start() started} for a request still runs. */
+	public boolean isRunning() {
+		synchronized (this.starting) {
+			return this.running != null && !this.running.isDone();
+		}
+	}
+
+	/** Replays the timeline on this thread, after any replay running. */
 	public synchronized ReplayResult run() {
 		Steps steps = new Steps();
 		// Demo set-up, not a protected write: both rows start at 10. The token column is
