@@ -9,9 +9,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import io.fencing.FencedTask;
+import io.fencing.lock.FencedTaskMethod.ReturnKind;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Hooks;
 
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopProxyUtils;
@@ -49,6 +51,9 @@ public class FencedTaskBeanValidator
 	/** The task names of the beans created so far, proxied ones included. */
 	private final Set<String> taskNames = ConcurrentHashMap.newKeySet();
 
+	/** A task returning a {@code Mono} or {@code Flux}, the first one seen. */
+	private volatile @Nullable String reactiveTask;
+
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
 	private @Nullable Environment environment;
@@ -70,16 +75,38 @@ public class FencedTaskBeanValidator
 	}
 
 	/**
-	 * Fails the startup on a {@code fencing.tasks.<name>} key that no task has: its
-	 * settings would be silently ignored (Boot's binding drops characters such as
-	 * {@code :} and {@code #} from a map key written without brackets). The tasks are
-	 * those of the beans created so far and of the bean types; when a lazy bean's class
-	 * could not be seen (its type is unknown, an interface or abstract), or in a Boot
-	 * test slice (auto-configuration off, a part of the application imported), the key is
-	 * only warned about.
+	 * Says once when reactive tasks see no {@code FencingContext}, then fails the startup
+	 * on a {@code fencing.tasks.<name>} key that no task has: its settings would be
+	 * silently ignored (Boot's binding drops characters such as {@code :} and {@code #}
+	 * from a map key written without brackets). The tasks are those of the beans created
+	 * so far and of the bean types; when a lazy bean's class could not be seen (its type
+	 * is unknown, an interface or abstract), or in a Boot test slice (auto-configuration
+	 * off, a part of the application imported), the key is only warned about.
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
+		sayWhenReactiveTasksSeeNoFencingContext();
+		checkConfiguredTaskNames();
+	}
+
+	/**
+	 * Boot's reactor module turns on Reactor's automatic context propagation
+	 * ({@code spring.reactor.context-propagation=auto}) while the singletons are created;
+	 * without it a reactive task's token stays in the Reactor context alone, and nothing
+	 * else would say so.
+	 */
+	private void sayWhenReactiveTasksSeeNoFencingContext() {
+		String task = this.reactiveTask;
+		if (task != null && !Hooks.isAutomaticContextPropagationEnabled()) {
+			logger.info(task + " returns a Reactor publisher, and Reactor's automatic context propagation is off: "
+					+ "its token is in the Reactor context (ctx.get(FencingToken.class)), not in FencingContext on "
+					+ "the threads the pipeline hops to, so guardedUpdate there finds no token. Set "
+					+ "spring.reactor.context-propagation=auto with Boot's spring-boot-reactor module on the "
+					+ "classpath (WebFlux brings it), or call Hooks.enableAutomaticContextPropagation()");
+		}
+	}
+
+	private void checkConfiguredTaskNames() {
 		FencedTaskResolver resolver = this.resolver.get();
 		if (resolver.configuredTaskNames().isEmpty() || this.beanFactory == null) {
 			return;
@@ -159,6 +186,10 @@ public class FencedTaskBeanValidator
 		tasks.keySet().forEach((method) -> {
 			FencedTaskMethod task = resolver.get(method, targetClass);
 			checkIntercepted(bean, beanName, method, task);
+			if (this.reactiveTask == null
+					&& (task.returnKind() == ReturnKind.MONO || task.returnKind() == ReturnKind.FLUX)) {
+				this.reactiveTask = task.description();
+			}
 		});
 		return bean;
 	}

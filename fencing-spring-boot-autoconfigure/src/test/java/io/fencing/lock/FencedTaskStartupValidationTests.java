@@ -8,12 +8,18 @@ import io.fencing.FencingContext;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
+import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Scope;
@@ -116,6 +122,33 @@ class FencedTaskStartupValidationTests {
 		});
 	}
 
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void aReactiveTaskWithoutAutomaticContextPropagationIsToldOnceAtStartup(CapturedOutput output) {
+		boolean automatic = Hooks.isAutomaticContextPropagationEnabled();
+		try {
+			Hooks.disableAutomaticContextPropagation();
+			this.contextRunner.withBean(ReactiveJob.class).withBean(SecondReactiveJob.class).run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).containsOnlyOnce("Reactor's automatic context propagation is off");
+				assertThat(output).contains("spring.reactor.context-propagation=auto");
+			});
+			int told = output.length();
+			Hooks.enableAutomaticContextPropagation();
+			this.contextRunner.withBean(ReactiveJob.class)
+				.run((context) -> assertThat(output.toString().substring(told))
+					.doesNotContain("automatic context propagation is off"));
+		}
+		finally {
+			if (automatic) {
+				Hooks.enableAutomaticContextPropagation();
+			}
+			else {
+				Hooks.disableAutomaticContextPropagation();
+			}
+		}
+	}
+
 	private void assertFails(Class<?> jobType, String method, String reason) {
 		this.contextRunner.withBean(jobType).run((context) -> {
 			assertThat(context).hasFailed();
@@ -215,6 +248,24 @@ class FencedTaskStartupValidationTests {
 
 		@FencedTask(value = "sub-millisecond", leaseTime = "500us")
 		public void run() {
+		}
+
+	}
+
+	static class ReactiveJob {
+
+		@FencedTask("reactive-startup")
+		public Mono<String> run() {
+			return Mono.just("ran");
+		}
+
+	}
+
+	static class SecondReactiveJob {
+
+		@FencedTask("reactive-startup-2")
+		public Flux<String> run() {
+			return Flux.just("ran");
 		}
 
 	}
