@@ -236,17 +236,19 @@ public class RedissonFencedLocks implements FencedLocks {
 			token = acquisition.get();
 		}
 		catch (InterruptedException ex) {
-			// The acquisition may still complete: give it back whenever it does, and if
-			// it took the first token of a missing counter, unchecked, have the next
-			// acquisition check it.
-			acquisition.whenComplete((acquired, error) -> {
+			// Cancelled, the request stops waiting, and Redisson gives back by this owner
+			// id whatever it is granted later. One already granted is given back here,
+			// registered as pending so that the next acquisition waits for it, and if it
+			// took the first token of a missing counter, unchecked, the next one checks.
+			if (!acquisition.cancel(false)) {
+				Long acquired = acquisition.exceptionally((error) -> null).getNow(null);
 				if (acquired != null) {
 					if (acquired == 1L) {
 						forgetCounterCheck(lock);
 					}
-					giveBack(lockName, lock, owner);
+					giveBackPending(lockName, lock, owner);
 				}
-			});
+			}
 			throw ex;
 		}
 		catch (ExecutionException ex) {
@@ -276,7 +278,7 @@ public class RedissonFencedLocks implements FencedLocks {
 				leaseStart = leaseStartAfterWaiting(lock, owner, leaseTime, requestedAt, repliedAt);
 			}
 			catch (InterruptedException ex) {
-				giveBack(lockName, lock, owner);
+				giveBackPending(lockName, lock, owner);
 				throw ex;
 			}
 		}
@@ -531,6 +533,19 @@ public class RedissonFencedLocks implements FencedLocks {
 			if (error == null && logger.isDebugEnabled()) {
 				logger.debug("Gave back lock '" + lockName + "' of an acquisition the caller did not see");
 			}
+		});
+	}
+
+	/**
+	 * Gives back an acquisition that was granted but that the caller will not use, as a
+	 * pending release: a later acquisition in this process waits for it.
+	 */
+	private void giveBackPending(String lockName, RedissonFencedLock lock, long owner) {
+		CompletableFuture<Boolean> givenBack = new CompletableFuture<>();
+		PENDING_RELEASES.put(lockName, givenBack);
+		lock.unlockAsync(owner).whenComplete((released, error) -> {
+			PENDING_RELEASES.remove(lockName, givenBack);
+			givenBack.complete(error == null);
 		});
 	}
 
