@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 import io.fencing.FencingEvent;
 import io.fencing.LeaseLostEvent;
 import io.fencing.LockBusyException;
+import io.fencing.LockUnavailableException;
 import io.fencing.OnBusy;
 import io.fencing.TokenCounterRepairedEvent;
 import io.fencing.context.TokenBindings;
@@ -188,10 +189,13 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	/**
 	 * Acquires the task's lock, or takes this thread's live acquisition of the same lock
-	 * (acquiring again would issue a newer token and fence the outer run).
+	 * (acquiring again would issue a newer token and fence the outer run) once Redis
+	 * confirms it still holds it.
 	 * @return the run, to be {@linkplain TaskRun#finish finished} once its work has
 	 * ended, or {@code null} when the lock stayed busy and the task is skipped
 	 * @throws LockBusyException when the lock stayed busy and the task fails then
+	 * @throws LockUnavailableException when this thread's acquisition of the lock is not
+	 * confirmed by Redis, or Redis failed
 	 */
 	public @Nullable TaskRun start(TaskDefinition task) {
 		Observation observation = observe(task);
@@ -202,6 +206,14 @@ public class FencedTaskRunner implements AutoCloseable {
 		try {
 			Binding outer = TokenBindings.findOwn(task.lockName());
 			if (outer != null && outer.acquisition().isHeld()) {
+				// One round trip: a renewed lease that Redis lost (a failover, a deleted
+				// key) looks held here, and a newer owner may run.
+				if (!outer.acquisition().isHeldInRedis()) {
+					throw new LockUnavailableException(task.lockName(), "Lock '" + task.lockName()
+							+ "' is no longer held in Redis by the run on this thread that took it with token "
+							+ outer.token().value() + " (Redis lost it, another owner took it, or Redis did not "
+							+ "answer); " + task.description() + " did not run on that lost acquisition");
+				}
 				activity.acquired(outer.token());
 				return new TaskRun(this, task, observation, activity, null, outer.acquisition());
 			}
