@@ -73,8 +73,8 @@ public interface FencedLocks extends AutoCloseable {
 	CompletableFuture<Boolean> release(HeldLock held, Consumer<Boolean> whenAnswered);
 
 	/**
-	 * Waits up to {@code timeout} for the releases sent so far in this JVM to be
-	 * answered.
+	 * Waits up to {@code timeout} for the releases sent so far in this JVM to where this
+	 * instance takes its locks to be answered.
 	 * @return whether they all were
 	 */
 	boolean awaitReleases(Duration timeout);

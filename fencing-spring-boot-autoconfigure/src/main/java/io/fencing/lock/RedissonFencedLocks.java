@@ -1,9 +1,13 @@
 package io.fencing.lock;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.net.InetSocketAddress;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -117,10 +121,15 @@ public class RedissonFencedLocks implements FencedLocks {
 	private final String redisDescription;
 
 	/**
-	 * Per lock name, the release this process has sent and not yet seen answered: shared
-	 * by every instance, so that two application contexts in one JVM see each other's.
+	 * Per Redis and lock name, the release this process has sent and not yet seen
+	 * answered: shared by every instance, so that two application contexts of one Redis
+	 * in this JVM see each other's, and kept apart per Redis, so that a stalled Redis
+	 * holds up no acquisition at another.
 	 */
-	private static final Map<String, CompletableFuture<Boolean>> PENDING_RELEASES = new ConcurrentHashMap<>();
+	private static final Map<PendingKey, CompletableFuture<Boolean>> PENDING_RELEASES = new ConcurrentHashMap<>();
+
+	/** Which Redis this client's locks are in, for the pending releases. */
+	private final String server;
 
 	/**
 	 * @param redisson the client whose locks fence the tasks
@@ -142,6 +151,27 @@ public class RedissonFencedLocks implements FencedLocks {
 		}
 		this.redisson = redisson;
 		this.redisDescription = redisDescription;
+		this.server = serverOf(redisson);
+	}
+
+	/**
+	 * The client's configuration, which names its Redis, as a digest (it may hold a
+	 * password); clients configured alike share it. A configuration that cannot be
+	 * written out is this client's alone.
+	 */
+	private static String serverOf(RedissonClient redisson) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256")
+				.digest(redisson.getConfig().toYAML().getBytes(StandardCharsets.UTF_8));
+			return HexFormat.of().formatHex(digest);
+		}
+		catch (IOException | NoSuchAlgorithmException | RuntimeException ex) {
+			return "client " + System.identityHashCode(redisson);
+		}
+	}
+
+	private PendingKey pendingKey(String lockName) {
+		return new PendingKey(this.server, lockName);
 	}
 
 	/** Where Redis is, for example {@code redis://localhost:6379}. */
@@ -218,7 +248,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	@Override
 	public @Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
-		CompletableFuture<Boolean> pendingRelease = PENDING_RELEASES.get(lockName);
+		CompletableFuture<Boolean> pendingRelease = PENDING_RELEASES.get(pendingKey(lockName));
 		if (pendingRelease != null) {
 			awaitQuietly(pendingRelease);
 		}
@@ -323,7 +353,8 @@ public class RedissonFencedLocks implements FencedLocks {
 		String lockName = held.token().lockName();
 		CompletableFuture<Boolean> released = new CompletableFuture<>();
 		// Registered before it is sent: no acquisition that follows the caller misses it.
-		PENDING_RELEASES.put(lockName, released);
+		PendingKey pendingKey = pendingKey(lockName);
+		PENDING_RELEASES.put(pendingKey, released);
 		own.lock().unlockAsync(own.owner()).whenComplete((unlocked, failure) -> {
 			Throwable error = (failure instanceof CompletionException completion && completion.getCause() != null)
 					? completion.getCause() : failure;
@@ -336,7 +367,7 @@ public class RedissonFencedLocks implements FencedLocks {
 				whenAnswered.accept(wasHeld);
 			}
 			finally {
-				PENDING_RELEASES.remove(lockName, released);
+				PENDING_RELEASES.remove(pendingKey, released);
 				released.complete(wasHeld);
 			}
 		});
@@ -344,13 +375,17 @@ public class RedissonFencedLocks implements FencedLocks {
 	}
 
 	/**
-	 * Waits up to {@code timeout} for the releases sent so far in this JVM to be
-	 * answered.
+	 * Waits up to {@code timeout} for the releases sent so far in this JVM to this
+	 * client's Redis to be answered.
 	 * @return whether they all were
 	 */
 	@Override
 	public boolean awaitReleases(Duration timeout) {
-		CompletableFuture<?>[] pending = PENDING_RELEASES.values().toArray(CompletableFuture[]::new);
+		CompletableFuture<?>[] pending = PENDING_RELEASES.entrySet()
+			.stream()
+			.filter((entry) -> entry.getKey().server().equals(this.server))
+			.map(Map.Entry::getValue)
+			.toArray(CompletableFuture[]::new);
 		try {
 			CompletableFuture.allOf(pending).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
 			return true;
@@ -371,9 +406,14 @@ public class RedissonFencedLocks implements FencedLocks {
 	@Override
 	public void close() {
 		if (!awaitReleases(CLOSE_TIMEOUT)) {
-			logger.warn("Releases of locks " + PENDING_RELEASES.keySet() + " at " + this.redisDescription
-					+ " were not answered within " + CLOSE_TIMEOUT.toSeconds() + " s of shutdown; those locks are "
-					+ "freed when their leases end");
+			logger.warn("Releases of locks "
+					+ PENDING_RELEASES.keySet()
+						.stream()
+						.filter((key) -> key.server().equals(this.server))
+						.map(PendingKey::lockName)
+						.toList()
+					+ " at " + this.redisDescription + " were not answered within " + CLOSE_TIMEOUT.toSeconds()
+					+ " s of shutdown; those locks are " + "freed when their leases end");
 		}
 	}
 
@@ -542,9 +582,10 @@ public class RedissonFencedLocks implements FencedLocks {
 	 */
 	private void giveBackPending(String lockName, RedissonFencedLock lock, long owner) {
 		CompletableFuture<Boolean> givenBack = new CompletableFuture<>();
-		PENDING_RELEASES.put(lockName, givenBack);
+		PendingKey pendingKey = pendingKey(lockName);
+		PENDING_RELEASES.put(pendingKey, givenBack);
 		lock.unlockAsync(owner).whenComplete((released, error) -> {
-			PENDING_RELEASES.remove(lockName, givenBack);
+			PENDING_RELEASES.remove(pendingKey, givenBack);
 			givenBack.complete(error == null);
 		});
 	}
@@ -556,6 +597,10 @@ public class RedissonFencedLocks implements FencedLocks {
 			}
 		}
 		return false;
+	}
+
+	/** A pending release's key: the Redis (see {@code serverOf}) and the lock name. */
+	private record PendingKey(String server, String lockName) {
 	}
 
 	/**

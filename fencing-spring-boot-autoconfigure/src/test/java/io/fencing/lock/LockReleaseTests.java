@@ -206,6 +206,30 @@ class LockReleaseTests {
 	}
 
 	/**
+	 * A release pending at one Redis holds up no run at another: a run of the same lock
+	 * name in a context of another Redis does not wait for it.
+	 */
+	@Test
+	void aReleasePendingAtAnotherRedisHoldsUpNoRun() {
+		try (RedisServer otherRedis = RedisServer.start()) {
+			this.contextRunner
+				.run((paused) -> this.contextRunner.withPropertyValues("spring.data.redis.url=" + otherRedis.url())
+					.run((other) -> {
+						FencedTasks.Task otherRun = other.getBean(FencedTasks.class)
+							.task(this.lock)
+							.onBusy(OnBusy.FAIL);
+						assertThat(otherRun.run((token) -> {
+						})).isTrue();
+						assertThat(paused.getBean(FencedTasks.class)
+							.run(this.lock, (token) -> this.redis.command("CLIENT", "PAUSE", "5000", "ALL"))).isTrue();
+						// Well within the pause that holds up the other release.
+						assertTimeoutPreemptively(Duration.ofSeconds(2), () -> assertThat(otherRun.run((token) -> {
+						})).isTrue());
+					}));
+		}
+	}
+
+	/**
 	 * Redisson renews a watchdog lease per lock name and owner: a run right after a run
 	 * on the same thread has an owner of its own, so the end of the first never stops the
 	 * renewal of the second, and once both have ended nothing is renewed.
