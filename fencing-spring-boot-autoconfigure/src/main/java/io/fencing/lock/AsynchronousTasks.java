@@ -48,6 +48,7 @@ final class AsynchronousTasks {
 			return null;
 		}
 		RunFuture result = new RunFuture(run, stage);
+		runner.runsAsynchronously(run, () -> result.cancel(false));
 		stage.whenComplete((value, failure) -> run.finishAsync(failure).whenComplete((finished, finishFailure) -> {
 			if (failure != null) {
 				result.completeExceptionally(failure);

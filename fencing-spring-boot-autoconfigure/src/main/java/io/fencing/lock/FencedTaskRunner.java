@@ -2,12 +2,17 @@ package io.fencing.lock;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import io.fencing.FencingEvent;
@@ -64,6 +69,12 @@ public class FencedTaskRunner implements AutoCloseable {
 	private final FencingEventPublisher events;
 
 	private final TaskActivities activities = new TaskActivities();
+
+	/**
+	 * Runs whose work is asynchronous and has not ended, each with what cancels its work:
+	 * at {@link #close} they are waited for, then ended.
+	 */
+	private final Map<TaskRun, Runnable> asynchronousRuns = new ConcurrentHashMap<>();
 
 	private volatile boolean closed;
 
@@ -278,6 +289,23 @@ public class FencedTaskRunner implements AutoCloseable {
 	}
 
 	/**
+	 * Records a run whose work is asynchronous until it finishes, so that {@link #close}
+	 * can end it before the lock provider closes.
+	 * @param cancelWork cancels the run's work, if it can be
+	 */
+	void runsAsynchronously(TaskRun run, Runnable cancelWork) {
+		this.asynchronousRuns.put(run, cancelWork);
+		if (run.hasFinished()) {
+			this.asynchronousRuns.remove(run);
+		}
+	}
+
+	/** Called by a run once it has finished. */
+	void finished(TaskRun run) {
+		this.asynchronousRuns.remove(run);
+	}
+
+	/**
 	 * After the work has ended: repairs a counter the storage found behind it, then sends
 	 * the release, warning once it is answered when the lease was overrun or the lock
 	 * lost.
@@ -327,14 +355,41 @@ public class FencedTaskRunner implements AutoCloseable {
 	}
 
 	/**
-	 * Lets the asynchronous work that has ended finish; work that ends later finishes on
-	 * a thread of its own.
+	 * Waits for the asynchronous work still running, then ends what is left (its lock
+	 * released, its work cancelled where it can be), and lets the work that has ended
+	 * finish, all within the close timeout: the releases are sent before the lock
+	 * provider, and the Redisson client, close.
 	 */
 	@Override
 	public void close() throws InterruptedException {
 		this.closed = true;
+		long deadline = System.nanoTime() + CLOSE_TIMEOUT.toNanos();
+		endAsynchronousRuns(deadline);
 		this.releases.shutdown();
-		this.releases.awaitTermination(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		this.releases.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+	}
+
+	private void endAsynchronousRuns(long deadline) throws InterruptedException {
+		if (this.asynchronousRuns.isEmpty()) {
+			return;
+		}
+		CompletableFuture<?>[] finishing = this.asynchronousRuns.keySet()
+			.stream()
+			.map(TaskRun::whenFinished)
+			.toArray(CompletableFuture[]::new);
+		try {
+			CompletableFuture.allOf(finishing).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// Ended below.
+		}
+		this.asynchronousRuns.forEach((run, cancelWork) -> {
+			logger.warn(run.description() + " was still running " + CLOSE_TIMEOUT.toSeconds()
+					+ " s after the application context began to close: its lock is released and its work "
+					+ "cancelled where it can be");
+			run.finish(new CancellationException("The application context closed before the work ended"));
+			cancelWork.run();
+		});
 	}
 
 }

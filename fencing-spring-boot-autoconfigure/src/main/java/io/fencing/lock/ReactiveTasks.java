@@ -70,6 +70,13 @@ final class ReactiveTasks {
 				return;
 			}
 			started.set(run);
+			if (run != null) {
+				// The subscriber's subscription is out of reach: at close only the lock
+				// is
+				// released.
+				runner.runsAsynchronously(run, () -> {
+				});
+			}
 			if (cancelled.get()) {
 				finishCancelled(run);
 				return;

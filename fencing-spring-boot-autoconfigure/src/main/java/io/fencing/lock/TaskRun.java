@@ -60,6 +60,19 @@ public final class TaskRun {
 		return this.acquisition.token();
 	}
 
+	String description() {
+		return this.task.description() + " with token " + this.acquisition.token().value();
+	}
+
+	boolean hasFinished() {
+		return this.finished.get();
+	}
+
+	/** Completes once the run has finished and sent its release. */
+	CompletableFuture<?> whenFinished() {
+		return this.releaseSent;
+	}
+
 	/**
 	 * Runs the body with this run's token bound innermost on the calling thread.
 	 * @return the binding's result
@@ -110,6 +123,7 @@ public final class TaskRun {
 		}
 		finally {
 			this.releaseSent.complete(released);
+			this.runner.finished(this);
 			RunOutcome outcome = (cause != null) ? outcomeOf(cause) : RunOutcome.RAN;
 			this.activity.ended(outcome);
 			setOutcome(this.observation, outcome);

@@ -162,6 +162,22 @@ class AsynchronousFencedTaskTests {
 		});
 	}
 
+	/**
+	 * Asynchronous work still running at shutdown is waited for, boundedly, then ended:
+	 * its lock is released before the Redisson client closes, not left held for its
+	 * lease.
+	 */
+	@Test
+	void shuttingDownWithAsynchronousWorkStillRunningReleasesItsLock() {
+		AtomicReference<CompletableFuture<FencingToken>> running = new AtomicReference<>();
+		this.contextRunner.withPropertyValues("fencing.lease-time=60s").run((context) -> {
+			running.set(context.getBean(Jobs.class).never());
+			assertThat(held()).isTrue();
+		});
+		assertThat(held()).as("held after the context closed").isFalse();
+		assertThat(running.get()).isCompletedExceptionally();
+	}
+
 	@Test
 	void aBusyLockCompletesTheFutureWithoutCallingTheMethod() {
 		this.contextRunner.run((context) -> {
