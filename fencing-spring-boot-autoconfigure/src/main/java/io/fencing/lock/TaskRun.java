@@ -89,10 +89,11 @@ public final class TaskRun {
 
 	/**
 	 * This run's binding on top of {@code outer}, for work that carries its bindings
-	 * itself (a Reactor context).
+	 * itself (a Reactor context): a nested run of the same lock reuses it on whichever
+	 * thread of that work it runs.
 	 */
 	public Binding bindingOver(@Nullable Binding outer) {
-		return new Binding(this.acquisition, outer, Thread.currentThread());
+		return new Binding(this.acquisition, outer, null);
 	}
 
 	/**
