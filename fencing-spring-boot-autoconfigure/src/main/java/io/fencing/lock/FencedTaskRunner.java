@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -215,18 +216,9 @@ public class FencedTaskRunner implements AutoCloseable {
 			activity.startedProgrammatically(task);
 		}
 		try {
-			Binding outer = TokenBindings.findOwn(task.lockName());
-			if (outer != null && outer.acquisition().isHeld()) {
-				// One round trip: a renewed lease that Redis lost (a failover, a deleted
-				// key) looks held here, and a newer owner may run.
-				if (!outer.acquisition().isHeldInRedis()) {
-					throw new LockUnavailableException(task.lockName(), "Lock '" + task.lockName()
-							+ "' is no longer held in Redis by the run on this thread that took it with token "
-							+ outer.token().value() + " (Redis lost it, another owner took it, or Redis did not "
-							+ "answer); " + task.description() + " did not run on that lost acquisition");
-				}
-				activity.acquired(outer.token());
-				return new TaskRun(this, task, observation, activity, null, outer.acquisition());
+			TaskRun reused = reuseOwnAcquisition(task, observation, activity);
+			if (reused != null) {
+				return reused;
 			}
 			HeldLock held;
 			try {
@@ -234,40 +226,145 @@ public class FencedTaskRunner implements AutoCloseable {
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				return notAcquired(task, observation, activity,
-						"the thread was interrupted while waiting for lock '" + task.lockName() + "'", true);
+				return interrupted(task, observation, activity);
 			}
-			if (held == null) {
-				if (task.onBusy() == OnBusy.SKIP) {
-					this.busySkips.skipped(task);
-				}
-				return notAcquired(task, observation, activity, "lock '" + task.lockName()
-						+ "' is held by another owner"
-						+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms"),
-						false);
-			}
-			this.busySkips.acquired(task.lockName());
-			try {
-				held = this.counters.aboveEveryStoredToken(held);
-				// Before the hook, where a test kit's newer (later) owner may run.
-				activity.acquired(held.token());
-				this.locks.beforeBody(held);
-			}
-			catch (RuntimeException | Error ex) {
-				this.locks.release(held);
-				throw ex;
-			}
-			Duration lease = held.leaseTime();
-			HeldLock acquired = held;
-			Acquisition acquisition = new Acquisition(held.token(),
-					held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null,
-					() -> this.locks.isHeld(acquired), task.taskName());
-			return new TaskRun(this, task, observation, activity, held, acquisition);
+			return acquired(task, observation, activity, held);
 		}
 		catch (RuntimeException | Error ex) {
 			endedWith(TaskRun.outcomeOf(ex), ex, observation, activity);
 			throw ex;
 		}
+	}
+
+	/**
+	 * {@link #start}, keeping no thread while the lock is busy: the wait is Redis's, and
+	 * what follows the acquisition, which may block (the counter check), runs on
+	 * {@code afterAcquiring}.
+	 * @return completes with the run, {@code null} when skipped, or the exception
+	 * {@link #start} throws; cancelling it stops the wait, and a lock acquired after is
+	 * given back
+	 */
+	CompletableFuture<@Nullable TaskRun> startAsync(TaskDefinition task, Executor afterAcquiring) {
+		Observation observation = observe(task);
+		TaskActivity activity = this.activities.activityOf(task);
+		if (task.sources().programmatic()) {
+			activity.startedProgrammatically(task);
+		}
+		CompletableFuture<@Nullable HeldLock> acquiring;
+		try {
+			TaskRun reused = reuseOwnAcquisition(task, observation, activity);
+			if (reused != null) {
+				return CompletableFuture.completedFuture(reused);
+			}
+			acquiring = this.locks.tryAcquireAsync(task.lockName(), task.waitTime(), task.leaseTime());
+		}
+		catch (RuntimeException | Error ex) {
+			endedWith(TaskRun.outcomeOf(ex), ex, observation, activity);
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletableFuture<@Nullable TaskRun> started = new CompletableFuture<>();
+		started.whenComplete((run, failure) -> {
+			if (started.isCancelled()) {
+				acquiring.cancel(false);
+			}
+		});
+		acquiring.whenCompleteAsync((held, failure) -> {
+			if (started.isCancelled()) {
+				if (held != null) {
+					this.locks.release(held);
+				}
+				endedWith(RunOutcome.CANCELLED,
+						new CancellationException("Cancelled while waiting for lock '" + task.lockName() + "'"),
+						observation, activity);
+				return;
+			}
+			try {
+				TaskRun run = (failure != null) ? notAcquiredAfter(failure, task, observation, activity)
+						: acquired(task, observation, activity, held);
+				if (!started.complete(run) && run != null) {
+					run.finish(new CancellationException("Cancelled while acquiring lock '" + task.lockName() + "'"));
+				}
+			}
+			catch (RuntimeException | Error ex) {
+				endedWith(TaskRun.outcomeOf(ex), ex, observation, activity);
+				started.completeExceptionally(ex);
+			}
+		}, afterAcquiring);
+		return started;
+	}
+
+	private @Nullable TaskRun notAcquiredAfter(Throwable failure, TaskDefinition task, Observation observation,
+			TaskActivity activity) {
+		Throwable cause = (failure instanceof CompletionException completion && completion.getCause() != null)
+				? completion.getCause() : failure;
+		if (cause instanceof InterruptedException) {
+			return interrupted(task, observation, activity);
+		}
+		if (cause instanceof RuntimeException ex) {
+			throw ex;
+		}
+		if (cause instanceof Error error) {
+			throw error;
+		}
+		throw new IllegalStateException(cause);
+	}
+
+	/**
+	 * A run on this thread's live acquisition of the task's lock, once Redis confirms it
+	 * still holds it, or {@code null} when there is none.
+	 */
+	private @Nullable TaskRun reuseOwnAcquisition(TaskDefinition task, Observation observation, TaskActivity activity) {
+		Binding outer = TokenBindings.findOwn(task.lockName());
+		if (outer == null || !outer.acquisition().isHeld()) {
+			return null;
+		}
+		// One round trip: a renewed lease that Redis lost (a failover, a deleted key)
+		// looks held here, and a newer owner may run.
+		if (!outer.acquisition().isHeldInRedis()) {
+			throw new LockUnavailableException(task.lockName(), "Lock '" + task.lockName()
+					+ "' is no longer held in Redis by the run on this thread that took it with token "
+					+ outer.token().value() + " (Redis lost it, another owner took it, or Redis did not answer); "
+					+ task.description() + " did not run on that lost acquisition");
+		}
+		activity.acquired(outer.token());
+		return new TaskRun(this, task, observation, activity, null, outer.acquisition());
+	}
+
+	private static @Nullable TaskRun interrupted(TaskDefinition task, Observation observation, TaskActivity activity) {
+		return notAcquired(task, observation, activity,
+				"the thread was interrupted while waiting for lock '" + task.lockName() + "'", true);
+	}
+
+	/** The run of an acquisition, or what a busy lock does when it stayed busy. */
+	private @Nullable TaskRun acquired(TaskDefinition task, Observation observation, TaskActivity activity,
+			@Nullable HeldLock acquiredLock) {
+		HeldLock held = acquiredLock;
+		if (held == null) {
+			if (task.onBusy() == OnBusy.SKIP) {
+				this.busySkips.skipped(task);
+			}
+			return notAcquired(task, observation, activity,
+					"lock '" + task.lockName() + "' is held by another owner"
+							+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms"),
+					false);
+		}
+		this.busySkips.acquired(task.lockName());
+		try {
+			held = this.counters.aboveEveryStoredToken(held);
+			// Before the hook, where a test kit's newer (later) owner may run.
+			activity.acquired(held.token());
+			this.locks.beforeBody(held);
+		}
+		catch (RuntimeException | Error ex) {
+			this.locks.release(held);
+			throw ex;
+		}
+		Duration lease = held.leaseTime();
+		HeldLock checked = held;
+		Acquisition acquisition = new Acquisition(held.token(),
+				held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null,
+				() -> this.locks.isHeld(checked), task.taskName());
+		return new TaskRun(this, task, observation, activity, held, acquisition);
 	}
 
 	private static @Nullable TaskRun notAcquired(TaskDefinition task, Observation observation, TaskActivity activity,

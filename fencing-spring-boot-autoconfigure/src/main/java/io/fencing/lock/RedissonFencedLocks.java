@@ -11,6 +11,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -242,105 +243,156 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * @return the acquisition, or {@code null} when the lock stayed busy
 	 * @throws LockUnavailableException when Redis failed; whatever may have been acquired
 	 * is given back in the background
-	 * @throws InterruptedException when the thread was interrupted while waiting;
-	 * whatever is acquired is given back in the background
+	 * @throws InterruptedException when the thread was interrupted while waiting; the
+	 * request is cancelled, and whatever it is granted is given back
 	 */
 	@Override
 	public @Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
-		CompletableFuture<Boolean> pendingRelease = PENDING_RELEASES.get(pendingKey(lockName));
-		if (pendingRelease != null) {
-			awaitQuietly(pendingRelease);
-		}
-		RedissonFencedLock lock = fencedLock(lockName);
-		long owner = -OWNER_IDS.incrementAndGet();
-		// Before the request: the lease runs from when Redis took the lock, which is no
-		// later.
-		long requestedAt = System.nanoTime();
-		long lease = (leaseTime != null) ? leaseTime.toMillis() : -1;
-		CompletableFuture<Long> acquisition = lock
-			.tryLockAndGetTokenAsync(waitTime.toMillis(), lease, TimeUnit.MILLISECONDS, owner)
-			.toCompletableFuture();
-		Long token;
+		CompletableFuture<@Nullable HeldLock> acquiring = tryAcquireAsync(lockName, waitTime, leaseTime);
 		try {
-			token = acquisition.get();
+			return acquiring.get();
 		}
 		catch (InterruptedException ex) {
-			// Cancelled, the request stops waiting, and Redisson gives back by this owner
-			// id whatever it is granted later. One already granted is given back here,
-			// registered as pending so that the next acquisition waits for it, and if it
-			// took the first token of a missing counter, unchecked, the next one checks.
-			if (!acquisition.cancel(false)) {
-				Long acquired = acquisition.exceptionally((error) -> null).getNow(null);
-				if (acquired != null) {
-					if (acquired == 1L) {
-						forgetCounterCheck(lock);
-					}
-					giveBackPending(lockName, lock, owner);
+			// Granted as the wait was interrupted: given back, as a pending release.
+			if (!acquiring.cancel(false)) {
+				HeldLock held = acquiring.exceptionally((failure) -> null).getNow(null);
+				if (held != null) {
+					giveBackGranted(own(held));
 				}
 			}
 			throw ex;
 		}
 		catch (ExecutionException ex) {
-			// The acquisition may have reached Redis with its reply lost, or a
-			// replication check failed after the lock was written: give it back, without
-			// keeping the caller.
-			giveBack(lockName, lock, owner);
 			Throwable cause = ex.getCause();
-			if (isReplicationFailure(cause)) {
-				throw new LockUnavailableException(lockName, "Redis at " + this.redisDescription
-						+ " could not replicate the acquisition of lock '" + lockName
-						+ "' to any replica in time, so a failover could lose it; the lock is given back and the "
-						+ "task did not run", cause);
+			if (cause instanceof RuntimeException failure) {
+				throw failure;
 			}
-			throw new LockUnavailableException(lockName,
-					"Could not acquire lock '" + lockName + "' from Redis at " + this.redisDescription + " ("
-							+ ((cause != null) ? cause.getMessage() : ex.getMessage()) + "); the task did not run",
-					(cause != null) ? cause : ex);
-		}
-		if (token == null) {
-			return null;
-		}
-		long repliedAt = System.nanoTime();
-		long leaseStart = requestedAt;
-		if (leaseTime != null && repliedAt - requestedAt > leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE) {
-			try {
-				leaseStart = leaseStartAfterWaiting(lock, owner, leaseTime, requestedAt, repliedAt);
+			if (cause instanceof Error error) {
+				throw error;
 			}
-			catch (InterruptedException ex) {
-				giveBackPending(lockName, lock, owner);
-				throw ex;
-			}
+			throw new IllegalStateException(cause);
 		}
-		return new RedissonHeldLock(lock, owner, new FencingToken(lockName, token), leaseTime, leaseStart);
+	}
+
+	/**
+	 * {@link #tryAcquire}, keeping no thread while it waits: after the pending release of
+	 * the lock, if any, and for the lock, Redis is waited on asynchronously.
+	 * @return completes with the acquisition, with {@code null} when the lock stayed
+	 * busy, or with a {@link LockUnavailableException} when Redis failed; cancelling it
+	 * stops the wait, and whatever is granted after is given back
+	 */
+	@Override
+	public CompletableFuture<@Nullable HeldLock> tryAcquireAsync(String lockName, Duration waitTime,
+			@Nullable Duration leaseTime) {
+		CompletableFuture<@Nullable HeldLock> result = new CompletableFuture<>();
+		CompletableFuture<Boolean> pendingRelease = PENDING_RELEASES.get(pendingKey(lockName));
+		if (pendingRelease == null) {
+			request(lockName, waitTime, leaseTime, result);
+		}
+		else {
+			pendingRelease.whenComplete((released, error) -> request(lockName, waitTime, leaseTime, result));
+		}
+		return result;
+	}
+
+	/** Asks Redis for the lock, unless the caller has given up already. */
+	private void request(String lockName, Duration waitTime, @Nullable Duration leaseTime,
+			CompletableFuture<@Nullable HeldLock> result) {
+		if (result.isDone()) {
+			return;
+		}
+		try {
+			RedissonFencedLock lock = fencedLock(lockName);
+			long owner = -OWNER_IDS.incrementAndGet();
+			// Before the request: the lease runs from when Redis took the lock, which is
+			// no later.
+			long requestedAt = System.nanoTime();
+			long lease = (leaseTime != null) ? leaseTime.toMillis() : -1;
+			CompletableFuture<Long> acquisition = lock
+				.tryLockAndGetTokenAsync(waitTime.toMillis(), lease, TimeUnit.MILLISECONDS, owner)
+				.toCompletableFuture();
+			// Cancelled, the request stops waiting, and Redisson gives back by this owner
+			// id whatever it is granted later.
+			result.whenComplete((held, failure) -> {
+				if (result.isCancelled()) {
+					acquisition.cancel(false);
+				}
+			});
+			acquisition.whenComplete((token, failure) -> {
+				if (failure != null) {
+					Throwable cause = unwrap(failure);
+					if (!(cause instanceof CancellationException)) {
+						// It may have reached Redis with its reply lost, or a replication
+						// check failed after the lock was written.
+						giveBack(lockName, lock, owner);
+						result.completeExceptionally(unavailable(lockName, cause));
+					}
+					return;
+				}
+				if (token == null) {
+					result.complete(null);
+					return;
+				}
+				long repliedAt = System.nanoTime();
+				CompletableFuture<Long> leaseStart = (leaseTime != null
+						&& repliedAt - requestedAt > leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE)
+								? leaseStartAfterWaiting(lock, owner, leaseTime, requestedAt, repliedAt)
+								: CompletableFuture.completedFuture(requestedAt);
+				leaseStart.thenAccept((startedAt) -> {
+					RedissonHeldLock held = new RedissonHeldLock(lock, owner, new FencingToken(lockName, token),
+							leaseTime, startedAt);
+					if (!result.complete(held)) {
+						giveBackGranted(held);
+					}
+				});
+			});
+		}
+		catch (RuntimeException ex) {
+			result.completeExceptionally(ex);
+		}
+	}
+
+	private LockUnavailableException unavailable(String lockName, Throwable cause) {
+		if (isReplicationFailure(cause)) {
+			return new LockUnavailableException(lockName, "Redis at " + this.redisDescription
+					+ " could not replicate the acquisition of lock '" + lockName
+					+ "' to any replica in time, so a failover could lose it; the lock is given back and the task "
+					+ "did not run", cause);
+		}
+		return new LockUnavailableException(lockName, "Could not acquire lock '" + lockName + "' from Redis at "
+				+ this.redisDescription + " (" + cause.getMessage() + "); the task did not run", cause);
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CompletionException completion && completion.getCause() != null)
+				? completion.getCause() : failure;
 	}
 
 	/**
 	 * When the fixed lease of a lock taken after a wait began, as early as it can have:
 	 * the wait took some part of the time since the request, so the master is asked how
 	 * much of this owner's lease is left. {@code requestedAt} when it cannot say in time.
-	 * @throws InterruptedException when the thread was interrupted while asking
 	 */
-	private long leaseStartAfterWaiting(RedissonFencedLock lock, long owner, Duration leaseTime, long requestedAt,
-			long repliedAt) throws InterruptedException {
+	private CompletableFuture<Long> leaseStartAfterWaiting(RedissonFencedLock lock, long owner, Duration leaseTime,
+			long requestedAt, long repliedAt) {
 		long askedAt = System.nanoTime();
-		try {
-			Long leftMillis = script()
-				.<Long>evalAsync(lock.getName(), RScript.Mode.READ_WRITE, LEASE_LEFT, RScript.ReturnType.LONG,
-						List.of(rawKey(lock.getRawName())), ownerField(lock, owner))
-				.toCompletableFuture()
-				.get(leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE, TimeUnit.NANOSECONDS);
-			if (leftMillis != null && leftMillis >= 0) {
-				long earliest = askedAt + TimeUnit.MILLISECONDS.toNanos(leftMillis) - leaseTime.toNanos();
-				return Math.min(repliedAt, Math.max(requestedAt, earliest));
-			}
-		}
-		catch (ExecutionException | TimeoutException | RuntimeException ex) {
-			if (logger.isDebugEnabled()) {
-				logger.debug("Could not read the lease left of lock '" + lock.getName() + "'", ex);
-			}
-		}
-		return requestedAt;
+		return script()
+			.<Long>evalAsync(lock.getName(), RScript.Mode.READ_WRITE, LEASE_LEFT, RScript.ReturnType.LONG,
+					List.of(rawKey(lock.getRawName())), ownerField(lock, owner))
+			.toCompletableFuture()
+			.copy()
+			.orTimeout(leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE, TimeUnit.NANOSECONDS)
+			.handle((leftMillis, error) -> {
+				if (error == null && leftMillis != null && leftMillis >= 0) {
+					long earliest = askedAt + TimeUnit.MILLISECONDS.toNanos(leftMillis) - leaseTime.toNanos();
+					return Math.min(repliedAt, Math.max(requestedAt, earliest));
+				}
+				if (error != null && logger.isDebugEnabled()) {
+					logger.debug("Could not read the lease left of lock '" + lock.getName() + "'", error);
+				}
+				return requestedAt;
+			});
 	}
 
 	/**
@@ -414,15 +466,6 @@ public class RedissonFencedLocks implements FencedLocks {
 						.toList()
 					+ " at " + this.redisDescription + " were not answered within " + CLOSE_TIMEOUT.toSeconds()
 					+ " s of shutdown; those locks are " + "freed when their leases end");
-		}
-	}
-
-	private static void awaitQuietly(CompletableFuture<Boolean> release) throws InterruptedException {
-		try {
-			release.get();
-		}
-		catch (ExecutionException ex) {
-			// Never completed exceptionally.
 		}
 	}
 
@@ -578,13 +621,17 @@ public class RedissonFencedLocks implements FencedLocks {
 
 	/**
 	 * Gives back an acquisition that was granted but that the caller will not use, as a
-	 * pending release: a later acquisition in this process waits for it.
+	 * pending release: a later acquisition in this process waits for it. One that took
+	 * the first token of a missing counter, unchecked, has the next acquisition check it.
 	 */
-	private void giveBackPending(String lockName, RedissonFencedLock lock, long owner) {
+	private void giveBackGranted(RedissonHeldLock held) {
+		if (held.token().value() == 1L) {
+			forgetCounterCheck(held.lock());
+		}
 		CompletableFuture<Boolean> givenBack = new CompletableFuture<>();
-		PendingKey pendingKey = pendingKey(lockName);
+		PendingKey pendingKey = pendingKey(held.token().lockName());
 		PENDING_RELEASES.put(pendingKey, givenBack);
-		lock.unlockAsync(owner).whenComplete((released, error) -> {
+		held.lock().unlockAsync(held.owner()).whenComplete((released, error) -> {
 			PENDING_RELEASES.remove(pendingKey, givenBack);
 			givenBack.complete(error == null);
 		});

@@ -162,6 +162,24 @@ class ReactiveFencedTaskTests {
 		});
 	}
 
+	/**
+	 * Subscriptions waiting for a busy lock keep no thread: a hundred of them, each a few
+	 * milliseconds of work, all run within their wait.
+	 */
+	@Test
+	void manySubscriptionsWaitingForTheLockAllRunInTurn() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			List<Object> outcomes = Flux.range(0, 100)
+				.flatMap((i) -> jobs.shortWorkAfterWaiting()
+					.map(Object.class::cast)
+					.onErrorResume((ex) -> Mono.just(ex.getClass().getSimpleName())), 100)
+				.collectList()
+				.block(Duration.ofSeconds(60));
+			assertThat(outcomes).hasSize(100).hasOnlyElementsOfType(FencingToken.class).doesNotHaveDuplicates();
+		});
+	}
+
 	@Test
 	void aBusyLockEmptiesOrFailsThePublisherWithoutCallingTheMethod() {
 		this.contextRunner.run((context) -> {
@@ -238,6 +256,16 @@ class ReactiveFencedTaskTests {
 				.map(nestedRun)
 				.publishOn(Schedulers.boundedElastic())
 				.map(nestedRun);
+		}
+
+		/** A few milliseconds of blocking work, where blocking work goes. */
+		@FencedTask(value = "${test.lock}", waitTime = "20s", onBusy = OnBusy.FAIL)
+		public Mono<FencingToken> shortWorkAfterWaiting() {
+			FencingToken token = FencingContext.current();
+			return Mono.fromCallable(() -> {
+				LockSupport.parkNanos(Duration.ofMillis(3).toNanos());
+				return token;
+			}).subscribeOn(Schedulers.boundedElastic());
 		}
 
 		@FencedTask("${test.lock}")
