@@ -74,7 +74,7 @@ public final class FencingContext {
 	 */
 	public static Runnable wrap(Runnable task) {
 		Assert.notNull(task, "task must not be null");
-		Binding captured = TokenBindings.chain();
+		Binding captured = TokenBindings.capture();
 		return () -> {
 			Binding previous = TokenBindings.restore(captured);
 			try {
@@ -89,7 +89,7 @@ public final class FencingContext {
 	/** Capture the caller's tokens so that another thread runs with them. */
 	public static <T> Callable<T> wrap(Callable<T> task) {
 		Assert.notNull(task, "task must not be null");
-		Binding captured = TokenBindings.chain();
+		Binding captured = TokenBindings.capture();
 		return () -> {
 			Binding previous = TokenBindings.restore(captured);
 			try {

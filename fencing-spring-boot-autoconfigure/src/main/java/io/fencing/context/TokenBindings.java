@@ -54,15 +54,16 @@ public final class TokenBindings {
 	}
 
 	/**
-	 * The innermost live binding of the given lock that this thread made itself (not one
-	 * carried here from another thread), or {@code null}: a task may reuse only such an
-	 * acquisition, or work carried to other threads would run beside its task.
+	 * The innermost live binding of the given lock that this thread made itself, or that
+	 * a reactive pipeline running here carries, or {@code null} (one carried here from
+	 * another thread): a task may reuse only such an acquisition, or work carried to
+	 * other threads would run beside its task.
 	 */
 	public static @Nullable Binding findOwn(String lockName) {
 		Thread current = Thread.currentThread();
 		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
 			if (!binding.acquisition().hasEnded() && binding.token().lockName().equals(lockName)) {
-				return (binding.thread() == current) ? binding : null;
+				return (binding.thread() == null || binding.thread() == current) ? binding : null;
 			}
 		}
 		return null;
@@ -137,6 +138,32 @@ public final class TokenBindings {
 		return CURRENT.get();
 	}
 
+	/**
+	 * {@link #chain()}, to carry to another thread: a pipeline's bindings become this
+	 * thread's, so that work carried out of the pipeline cannot reuse its acquisition.
+	 */
+	public static @Nullable Binding capture() {
+		Binding chain = CURRENT.get();
+		return hasPipelineBinding(chain) ? ownedBy(chain, Thread.currentThread()) : chain;
+	}
+
+	private static boolean hasPipelineBinding(@Nullable Binding chain) {
+		for (Binding binding = chain; binding != null; binding = binding.outer()) {
+			if (binding.thread() == null) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static @Nullable Binding ownedBy(@Nullable Binding binding, Thread thread) {
+		if (binding == null) {
+			return null;
+		}
+		Thread owner = binding.thread();
+		return new Binding(binding.acquisition(), ownedBy(binding.outer(), thread), (owner != null) ? owner : thread);
+	}
+
 	/** Makes {@code binding} this thread's bindings and returns the ones it replaced. */
 	public static @Nullable Binding restore(@Nullable Binding binding) {
 		Binding previous = CURRENT.get();
@@ -181,9 +208,11 @@ public final class TokenBindings {
 	 *
 	 * @param acquisition the acquisition whose token is bound
 	 * @param outer the bindings it was bound over
-	 * @param thread the thread that bound it (a binding may be carried to others)
+	 * @param thread the thread that bound it (a binding may be carried to others), or
+	 * {@code null} for one that a reactive pipeline's context carries to each thread it
+	 * runs on
 	 */
-	public record Binding(Acquisition acquisition, @Nullable Binding outer, Thread thread) {
+	public record Binding(Acquisition acquisition, @Nullable Binding outer, @Nullable Thread thread) {
 
 		public FencingToken token() {
 			return this.acquisition.token();

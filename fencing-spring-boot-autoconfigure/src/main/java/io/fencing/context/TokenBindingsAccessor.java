@@ -19,6 +19,8 @@ public class TokenBindingsAccessor implements ThreadLocalAccessor<Binding> {
 
 	@Override
 	public @Nullable Binding getValue() {
+		// As it is: Reactor carries a pipeline's bindings to its schedulers' threads
+		// through this too.
 		return TokenBindings.chain();
 	}
 

@@ -19,8 +19,8 @@ final class AsynchronousTasks {
 
 	/**
 	 * @return a future of the stage's result: {@code null} for a skipped run, failed with
-	 * the lock's or the stage's exception; cancelling it cancels the stage and releases
-	 * the lock
+	 * the lock's or the stage's exception; cancelling it ends the run and releases the
+	 * lock before it returns, and cancels the stage
 	 */
 	static @Nullable CompletableFuture<@Nullable Object> completionStage(FencedTaskRunner runner, TaskDefinition task,
 			Call call) throws Throwable {
@@ -47,7 +47,8 @@ final class AsynchronousTasks {
 			run.finish(null);
 			return null;
 		}
-		CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
+		RunFuture result = new RunFuture(run, stage);
+		runner.runsAsynchronously(run, () -> result.cancel(false));
 		stage.whenComplete((value, failure) -> run.finishAsync(failure).whenComplete((finished, finishFailure) -> {
 			if (failure != null) {
 				result.completeExceptionally(failure);
@@ -56,12 +57,46 @@ final class AsynchronousTasks {
 				result.complete(value);
 			}
 		}));
-		result.whenComplete((value, failure) -> {
-			if (failure instanceof CancellationException) {
-				stage.toCompletableFuture().cancel(false);
-			}
-		});
 		return result;
+	}
+
+	/**
+	 * What the caller gets: cancelling it ends the run, whatever stage the method
+	 * returned, before {@code cancel} returns.
+	 */
+	static final class RunFuture extends CompletableFuture<@Nullable Object> {
+
+		private final TaskRun run;
+
+		private final CompletionStage<?> stage;
+
+		RunFuture(TaskRun run, CompletionStage<?> stage) {
+			this.run = run;
+			this.stage = stage;
+		}
+
+		/**
+		 * Ends the run first (its bindings stop counting, its release is registered), so
+		 * that a run of the same lock right after {@code cancel} finds it free; then
+		 * cancels the stage, which for a stage that is not a {@code CompletableFuture}
+		 * cancels only a copy.
+		 */
+		@Override
+		public boolean cancel(boolean mayInterruptIfRunning) {
+			if (isDone()) {
+				return false;
+			}
+			this.run.finish(new CancellationException("The caller cancelled"));
+			boolean cancelled = super.cancel(mayInterruptIfRunning);
+			try {
+				this.stage.toCompletableFuture().cancel(mayInterruptIfRunning);
+			}
+			catch (UnsupportedOperationException ex) {
+				// A stage without a future to cancel: its lock is released all the same.
+			}
+			return cancelled;
+		}
+
 	}
 
 	/** The method call itself. */

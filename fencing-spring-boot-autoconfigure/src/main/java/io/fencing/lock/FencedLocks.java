@@ -47,6 +47,26 @@ public interface FencedLocks extends AutoCloseable {
 	@Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime) throws InterruptedException;
 
 	/**
+	 * {@link #tryAcquire}, for work that must not keep a thread while the lock is busy.
+	 * Cancelling the returned future stops the wait; whatever is acquired after is given
+	 * back. By default the calling thread waits.
+	 * @return completes with the acquisition, or {@code null} when the lock stayed busy
+	 */
+	default CompletableFuture<@Nullable HeldLock> tryAcquireAsync(String lockName, Duration waitTime,
+			@Nullable Duration leaseTime) {
+		try {
+			return CompletableFuture.completedFuture(tryAcquire(lockName, waitTime, leaseTime));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return CompletableFuture.failedFuture(ex);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
 	 * Called once the held lock's token is final (its counter checked against the stored
 	 * tokens), just before the body of the run that took it starts. Does nothing unless
 	 * an implementation has a use for it, such as a test kit pausing the owner.
@@ -73,8 +93,8 @@ public interface FencedLocks extends AutoCloseable {
 	CompletableFuture<Boolean> release(HeldLock held, Consumer<Boolean> whenAnswered);
 
 	/**
-	 * Waits up to {@code timeout} for the releases sent so far in this JVM to be
-	 * answered.
+	 * Waits up to {@code timeout} for the releases sent so far in this JVM to where this
+	 * instance takes its locks to be answered.
 	 * @return whether they all were
 	 */
 	boolean awaitReleases(Duration timeout);

@@ -2,17 +2,24 @@ package io.fencing.lock;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import io.fencing.FencingEvent;
 import io.fencing.LeaseLostEvent;
 import io.fencing.LockBusyException;
+import io.fencing.LockUnavailableException;
 import io.fencing.OnBusy;
 import io.fencing.TokenCounterRepairedEvent;
 import io.fencing.context.TokenBindings;
@@ -63,6 +70,12 @@ public class FencedTaskRunner implements AutoCloseable {
 	private final FencingEventPublisher events;
 
 	private final TaskActivities activities = new TaskActivities();
+
+	/**
+	 * Runs whose work is asynchronous and has not ended, each with what cancels its work:
+	 * at {@link #close} they are waited for, then ended.
+	 */
+	private final Map<TaskRun, Runnable> asynchronousRuns = new ConcurrentHashMap<>();
 
 	private volatile boolean closed;
 
@@ -188,10 +201,13 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	/**
 	 * Acquires the task's lock, or takes this thread's live acquisition of the same lock
-	 * (acquiring again would issue a newer token and fence the outer run).
+	 * (acquiring again would issue a newer token and fence the outer run) once Redis
+	 * confirms it still holds it.
 	 * @return the run, to be {@linkplain TaskRun#finish finished} once its work has
 	 * ended, or {@code null} when the lock stayed busy and the task is skipped
 	 * @throws LockBusyException when the lock stayed busy and the task fails then
+	 * @throws LockUnavailableException when this thread's acquisition of the lock is not
+	 * confirmed by Redis, or Redis failed
 	 */
 	public @Nullable TaskRun start(TaskDefinition task) {
 		Observation observation = observe(task);
@@ -200,10 +216,9 @@ public class FencedTaskRunner implements AutoCloseable {
 			activity.startedProgrammatically(task);
 		}
 		try {
-			Binding outer = TokenBindings.findOwn(task.lockName());
-			if (outer != null && outer.acquisition().isHeld()) {
-				activity.acquired(outer.token());
-				return new TaskRun(this, task, observation, activity, null, outer.acquisition());
+			TaskRun reused = reuseOwnAcquisition(task, observation, activity);
+			if (reused != null) {
+				return reused;
 			}
 			HeldLock held;
 			try {
@@ -211,39 +226,144 @@ public class FencedTaskRunner implements AutoCloseable {
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				return notAcquired(task, observation, activity,
-						"the thread was interrupted while waiting for lock '" + task.lockName() + "'", true);
+				return interrupted(task, observation, activity);
 			}
-			if (held == null) {
-				if (task.onBusy() == OnBusy.SKIP) {
-					this.busySkips.skipped(task);
-				}
-				return notAcquired(task, observation, activity, "lock '" + task.lockName()
-						+ "' is held by another owner"
-						+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms"),
-						false);
-			}
-			this.busySkips.acquired(task.lockName());
-			// Whatever fails once the lock is taken gives it back.
-			try {
-				held = this.counters.aboveEveryStoredToken(held);
-				// Before the hook, where a test kit's newer (later) owner may run.
-				activity.acquired(held.token());
-				this.locks.beforeBody(held);
-				Duration lease = held.leaseTime();
-				HeldLock acquired = held;
-				Acquisition acquisition = new Acquisition(held.token(),
-						held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null,
-						() -> this.locks.isHeld(acquired), task.taskName());
-				return new TaskRun(this, task, observation, activity, held, acquisition);
-			}
-			catch (RuntimeException | Error ex) {
-				this.locks.release(held);
-				throw ex;
-			}
+			return acquired(task, observation, activity, held);
 		}
 		catch (RuntimeException | Error ex) {
 			endedWith(TaskRun.outcomeOf(ex), ex, observation, activity);
+			throw ex;
+		}
+	}
+
+	/**
+	 * {@link #start}, keeping no thread while the lock is busy: the wait is Redis's, and
+	 * what follows the acquisition, which may block (the counter check), runs on
+	 * {@code afterAcquiring}.
+	 * @return completes with the run, {@code null} when skipped, or the exception
+	 * {@link #start} throws; cancelling it stops the wait, and a lock acquired after is
+	 * given back
+	 */
+	CompletableFuture<@Nullable TaskRun> startAsync(TaskDefinition task, Executor afterAcquiring) {
+		Observation observation = observe(task);
+		TaskActivity activity = this.activities.activityOf(task);
+		if (task.sources().programmatic()) {
+			activity.startedProgrammatically(task);
+		}
+		CompletableFuture<@Nullable HeldLock> acquiring;
+		try {
+			TaskRun reused = reuseOwnAcquisition(task, observation, activity);
+			if (reused != null) {
+				return CompletableFuture.completedFuture(reused);
+			}
+			acquiring = this.locks.tryAcquireAsync(task.lockName(), task.waitTime(), task.leaseTime());
+		}
+		catch (RuntimeException | Error ex) {
+			endedWith(TaskRun.outcomeOf(ex), ex, observation, activity);
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletableFuture<@Nullable TaskRun> started = new CompletableFuture<>();
+		started.whenComplete((run, failure) -> {
+			if (started.isCancelled()) {
+				acquiring.cancel(false);
+			}
+		});
+		acquiring.whenCompleteAsync((held, failure) -> {
+			if (started.isCancelled()) {
+				if (held != null) {
+					this.locks.release(held);
+				}
+				endedWith(RunOutcome.CANCELLED,
+						new CancellationException("Cancelled while waiting for lock '" + task.lockName() + "'"),
+						observation, activity);
+				return;
+			}
+			try {
+				TaskRun run = (failure != null) ? notAcquiredAfter(failure, task, observation, activity)
+						: acquired(task, observation, activity, held);
+				if (!started.complete(run) && run != null) {
+					run.finish(new CancellationException("Cancelled while acquiring lock '" + task.lockName() + "'"));
+				}
+			}
+			catch (RuntimeException | Error ex) {
+				endedWith(TaskRun.outcomeOf(ex), ex, observation, activity);
+				started.completeExceptionally(ex);
+			}
+		}, afterAcquiring);
+		return started;
+	}
+
+	private @Nullable TaskRun notAcquiredAfter(Throwable failure, TaskDefinition task, Observation observation,
+			TaskActivity activity) {
+		Throwable cause = (failure instanceof CompletionException completion && completion.getCause() != null)
+				? completion.getCause() : failure;
+		if (cause instanceof InterruptedException) {
+			return interrupted(task, observation, activity);
+		}
+		if (cause instanceof RuntimeException ex) {
+			throw ex;
+		}
+		if (cause instanceof Error error) {
+			throw error;
+		}
+		throw new IllegalStateException(cause);
+	}
+
+	/**
+	 * A run on this thread's live acquisition of the task's lock, once Redis confirms it
+	 * still holds it, or {@code null} when there is none.
+	 */
+	private @Nullable TaskRun reuseOwnAcquisition(TaskDefinition task, Observation observation, TaskActivity activity) {
+		Binding outer = TokenBindings.findOwn(task.lockName());
+		if (outer == null || !outer.acquisition().isHeld()) {
+			return null;
+		}
+		// One round trip: a renewed lease that Redis lost (a failover, a deleted key)
+		// looks held here, and a newer owner may run.
+		if (!outer.acquisition().isHeldInRedis()) {
+			throw new LockUnavailableException(task.lockName(), "Lock '" + task.lockName()
+					+ "' is no longer held in Redis by the run on this thread that took it with token "
+					+ outer.token().value() + " (Redis lost it, another owner took it, or Redis did not answer); "
+					+ task.description() + " did not run on that lost acquisition");
+		}
+		activity.acquired(outer.token());
+		return new TaskRun(this, task, observation, activity, null, outer.acquisition());
+	}
+
+	private static @Nullable TaskRun interrupted(TaskDefinition task, Observation observation, TaskActivity activity) {
+		return notAcquired(task, observation, activity,
+				"the thread was interrupted while waiting for lock '" + task.lockName() + "'", true);
+	}
+
+	/** The run of an acquisition, or what a busy lock does when it stayed busy. */
+	private @Nullable TaskRun acquired(TaskDefinition task, Observation observation, TaskActivity activity,
+			@Nullable HeldLock acquiredLock) {
+		HeldLock held = acquiredLock;
+		if (held == null) {
+			if (task.onBusy() == OnBusy.SKIP) {
+				this.busySkips.skipped(task);
+			}
+			return notAcquired(task, observation, activity,
+					"lock '" + task.lockName() + "' is held by another owner"
+							+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms"),
+					false);
+		}
+		this.busySkips.acquired(task.lockName());
+		// Whatever fails once the lock is taken gives it back.
+		try {
+			held = this.counters.aboveEveryStoredToken(held);
+			// Before the hook, where a test kit's newer (later) owner may run.
+			activity.acquired(held.token());
+			this.locks.beforeBody(held);
+			Duration lease = held.leaseTime();
+			HeldLock checked = held;
+			Acquisition acquisition = new Acquisition(held.token(),
+					held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null,
+					() -> this.locks.isHeld(checked), task.taskName());
+			return new TaskRun(this, task, observation, activity, held, acquisition);
+		}
+		catch (RuntimeException | Error ex) {
+			this.locks.release(held);
 			throw ex;
 		}
 	}
@@ -264,6 +384,23 @@ public class FencedTaskRunner implements AutoCloseable {
 		TaskRun.setOutcome(observation, outcome);
 		observation.stop();
 		return null;
+	}
+
+	/**
+	 * Records a run whose work is asynchronous until it finishes, so that {@link #close}
+	 * can end it before the lock provider closes.
+	 * @param cancelWork cancels the run's work, if it can be
+	 */
+	void runsAsynchronously(TaskRun run, Runnable cancelWork) {
+		this.asynchronousRuns.put(run, cancelWork);
+		if (run.hasFinished()) {
+			this.asynchronousRuns.remove(run);
+		}
+	}
+
+	/** Called by a run once it has finished. */
+	void finished(TaskRun run) {
+		this.asynchronousRuns.remove(run);
 	}
 
 	/**
@@ -316,14 +453,41 @@ public class FencedTaskRunner implements AutoCloseable {
 	}
 
 	/**
-	 * Lets the asynchronous work that has ended finish; work that ends later finishes on
-	 * a thread of its own.
+	 * Waits for the asynchronous work still running, then ends what is left (its lock
+	 * released, its work cancelled where it can be), and lets the work that has ended
+	 * finish, all within the close timeout: the releases are sent before the lock
+	 * provider, and the Redisson client, close.
 	 */
 	@Override
 	public void close() throws InterruptedException {
 		this.closed = true;
+		long deadline = System.nanoTime() + CLOSE_TIMEOUT.toNanos();
+		endAsynchronousRuns(deadline);
 		this.releases.shutdown();
-		this.releases.awaitTermination(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		this.releases.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+	}
+
+	private void endAsynchronousRuns(long deadline) throws InterruptedException {
+		if (this.asynchronousRuns.isEmpty()) {
+			return;
+		}
+		CompletableFuture<?>[] finishing = this.asynchronousRuns.keySet()
+			.stream()
+			.map(TaskRun::whenFinished)
+			.toArray(CompletableFuture[]::new);
+		try {
+			CompletableFuture.allOf(finishing).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// Ended below.
+		}
+		this.asynchronousRuns.forEach((run, cancelWork) -> {
+			logger.warn(run.description() + " was still running " + CLOSE_TIMEOUT.toSeconds()
+					+ " s after the application context began to close: its lock is released and its work "
+					+ "cancelled where it can be");
+			run.finish(new CancellationException("The application context closed before the work ended"));
+			cancelWork.run();
+		});
 	}
 
 }

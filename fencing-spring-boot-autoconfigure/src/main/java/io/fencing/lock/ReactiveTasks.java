@@ -2,8 +2,9 @@ package io.fencing.lock;
 
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 
 import io.fencing.FencingToken;
 import io.fencing.context.TokenBindings;
@@ -17,13 +18,20 @@ import reactor.util.context.Context;
 /**
  * Fenced tasks whose work is a Reactor {@code Mono} or {@code Flux}: as Spring's reactive
  * transactions do, the lock is acquired when the publisher is subscribed (on
- * {@code boundedElastic}, as acquiring blocks), the method is called then with the token
- * bound, and the lock is released when the publisher completes, errors or is cancelled.
- * The Reactor {@code Context} of the pipeline carries the token ({@code FencingToken}
- * class as key) and the bindings (for context propagation, which restores them as
- * {@code FencingContext} on every thread of the pipeline).
+ * {@code boundedElastic}, without keeping a thread while the lock is busy), the method is
+ * called then with the token bound, and the lock is released when the publisher
+ * completes, errors or is cancelled. The Reactor {@code Context} of the pipeline carries
+ * the token ({@code FencingToken} class as key) and the bindings (for context
+ * propagation, which restores them as {@code FencingContext} on every thread of the
+ * pipeline).
  */
 final class ReactiveTasks {
+
+	/**
+	 * Where what follows an acquisition runs: it may block (the counter check), and never
+	 * on the Redis client's threads.
+	 */
+	private static final Executor AFTER_ACQUIRING = (command) -> Schedulers.boundedElastic().schedule(command);
 
 	private ReactiveTasks() {
 	}
@@ -47,34 +55,34 @@ final class ReactiveTasks {
 	}
 
 	/**
-	 * Acquires on subscription. A subscriber that cancels while the acquisition is under
-	 * way never receives the run, so the run is finished here (finishing is idempotent,
-	 * whichever side gets there first).
+	 * Acquires on subscription, keeping no thread while the lock is busy. A subscriber
+	 * that cancels while the acquisition is under way never receives the run: the wait
+	 * stops, and a run that started all the same is finished here (finishing is
+	 * idempotent, whichever side gets there first).
 	 */
 	private static Mono<Optional<TaskRun>> start(FencedTaskRunner runner, TaskDefinition task) {
 		return Mono.<Optional<TaskRun>>create((sink) -> {
-			AtomicReference<@Nullable TaskRun> started = new AtomicReference<>();
-			AtomicBoolean cancelled = new AtomicBoolean();
+			CompletableFuture<@Nullable TaskRun> starting = runner.startAsync(task, AFTER_ACQUIRING);
 			sink.onCancel(() -> {
-				cancelled.set(true);
-				finishCancelled(started.get());
-			});
-			TaskRun run;
-			try {
-				run = runner.start(task);
-			}
-			catch (RuntimeException ex) {
-				if (!cancelled.get()) {
-					sink.error(ex);
+				if (!starting.cancel(false)) {
+					finishCancelled(starting.exceptionally((failure) -> null).getNow(null));
 				}
-				return;
-			}
-			started.set(run);
-			if (cancelled.get()) {
-				finishCancelled(run);
-				return;
-			}
-			sink.success(Optional.ofNullable(run));
+			});
+			starting.whenComplete((run, failure) -> {
+				if (failure != null) {
+					if (!starting.isCancelled()) {
+						sink.error((failure instanceof CompletionException && failure.getCause() != null)
+								? failure.getCause() : failure);
+					}
+					return;
+				}
+				if (run != null) {
+					// At close, only the lock is released: no subscription to cancel.
+					runner.runsAsynchronously(run, () -> {
+					});
+				}
+				sink.success(Optional.ofNullable(run));
+			});
 		}).subscribeOn(Schedulers.boundedElastic());
 	}
 

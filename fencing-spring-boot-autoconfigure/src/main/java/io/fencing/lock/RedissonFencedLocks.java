@@ -1,12 +1,17 @@
 package io.fencing.lock;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.net.InetSocketAddress;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -117,10 +122,15 @@ public class RedissonFencedLocks implements FencedLocks {
 	private final String redisDescription;
 
 	/**
-	 * Per lock name, the release this process has sent and not yet seen answered: shared
-	 * by every instance, so that two application contexts in one JVM see each other's.
+	 * Per Redis and lock name, the release this process has sent and not yet seen
+	 * answered: shared by every instance, so that two application contexts of one Redis
+	 * in this JVM see each other's, and kept apart per Redis, so that a stalled Redis
+	 * holds up no acquisition at another.
 	 */
-	private static final Map<String, CompletableFuture<Boolean>> PENDING_RELEASES = new ConcurrentHashMap<>();
+	private static final Map<PendingKey, CompletableFuture<Boolean>> PENDING_RELEASES = new ConcurrentHashMap<>();
+
+	/** Which Redis this client's locks are in, for the pending releases. */
+	private final String server;
 
 	/**
 	 * @param redisson the client whose locks fence the tasks
@@ -142,6 +152,27 @@ public class RedissonFencedLocks implements FencedLocks {
 		}
 		this.redisson = redisson;
 		this.redisDescription = redisDescription;
+		this.server = serverOf(redisson);
+	}
+
+	/**
+	 * The client's configuration, which names its Redis, as a digest (it may hold a
+	 * password); clients configured alike share it. A configuration that cannot be
+	 * written out is this client's alone.
+	 */
+	private static String serverOf(RedissonClient redisson) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256")
+				.digest(redisson.getConfig().toYAML().getBytes(StandardCharsets.UTF_8));
+			return HexFormat.of().formatHex(digest);
+		}
+		catch (IOException | NoSuchAlgorithmException | RuntimeException ex) {
+			return "client " + System.identityHashCode(redisson);
+		}
+	}
+
+	private PendingKey pendingKey(String lockName) {
+		return new PendingKey(this.server, lockName);
 	}
 
 	/** Where Redis is, for example {@code redis://localhost:6379}. */
@@ -212,104 +243,162 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * @return the acquisition, or {@code null} when the lock stayed busy
 	 * @throws LockUnavailableException when Redis failed; whatever may have been acquired
 	 * is given back in the background
-	 * @throws InterruptedException when the thread was interrupted while waiting;
-	 * whatever is acquired is given back in the background
+	 * @throws InterruptedException when the thread was interrupted while waiting; the
+	 * request is cancelled, and whatever it is granted is given back
 	 */
 	@Override
 	public @Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
-		CompletableFuture<Boolean> pendingRelease = PENDING_RELEASES.get(lockName);
-		if (pendingRelease != null) {
-			awaitQuietly(pendingRelease);
-		}
-		RedissonFencedLock lock = fencedLock(lockName);
-		long owner = -OWNER_IDS.incrementAndGet();
-		// Before the request: the lease runs from when Redis took the lock, which is no
-		// later.
-		long requestedAt = System.nanoTime();
-		long lease = (leaseTime != null) ? leaseTime.toMillis() : -1;
-		CompletableFuture<Long> acquisition = lock
-			.tryLockAndGetTokenAsync(waitTime.toMillis(), lease, TimeUnit.MILLISECONDS, owner)
-			.toCompletableFuture();
-		Long token;
+		CompletableFuture<@Nullable HeldLock> acquiring = tryAcquireAsync(lockName, waitTime, leaseTime);
 		try {
-			token = acquisition.get();
+			return acquiring.get();
 		}
 		catch (InterruptedException ex) {
-			// The acquisition may still complete: give it back whenever it does, and if
-			// it took the first token of a missing counter, unchecked, have the next
-			// acquisition check it.
-			acquisition.whenComplete((acquired, error) -> {
-				if (acquired != null) {
-					if (acquired == 1L) {
-						forgetCounterCheck(lock);
-					}
-					giveBack(lockName, lock, owner);
+			// Granted as the wait was interrupted: given back, as a pending release.
+			if (!acquiring.cancel(false)) {
+				HeldLock held = acquiring.exceptionally((failure) -> null).getNow(null);
+				if (held != null) {
+					giveBackGranted(own(held));
 				}
-			});
+			}
 			throw ex;
 		}
 		catch (ExecutionException ex) {
-			// The acquisition may have reached Redis with its reply lost, or a
-			// replication check failed after the lock was written: give it back, without
-			// keeping the caller.
-			giveBack(lockName, lock, owner);
 			Throwable cause = ex.getCause();
-			if (isReplicationFailure(cause)) {
-				throw new LockUnavailableException(lockName, "Redis at " + this.redisDescription
-						+ " could not replicate the acquisition of lock '" + lockName
-						+ "' to any replica in time, so a failover could lose it; the lock is given back and the "
-						+ "task did not run", cause);
+			if (cause instanceof RuntimeException failure) {
+				throw failure;
 			}
-			throw new LockUnavailableException(lockName,
-					"Could not acquire lock '" + lockName + "' from Redis at " + this.redisDescription + " ("
-							+ ((cause != null) ? cause.getMessage() : ex.getMessage()) + "); the task did not run",
-					(cause != null) ? cause : ex);
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw new IllegalStateException(cause);
 		}
-		if (token == null) {
-			return null;
+	}
+
+	/**
+	 * {@link #tryAcquire}, keeping no thread while it waits: after the pending release of
+	 * the lock, if any, and for the lock, Redis is waited on asynchronously.
+	 * @return completes with the acquisition, with {@code null} when the lock stayed
+	 * busy, or with a {@link LockUnavailableException} when Redis failed; cancelling it
+	 * stops the wait, and whatever is granted after is given back
+	 */
+	@Override
+	public CompletableFuture<@Nullable HeldLock> tryAcquireAsync(String lockName, Duration waitTime,
+			@Nullable Duration leaseTime) {
+		CompletableFuture<@Nullable HeldLock> result = new CompletableFuture<>();
+		CompletableFuture<Boolean> pendingRelease = PENDING_RELEASES.get(pendingKey(lockName));
+		if (pendingRelease == null) {
+			request(lockName, waitTime, leaseTime, result);
 		}
-		// Whatever fails once the lock is taken gives it back.
+		else {
+			pendingRelease.whenComplete((released, error) -> request(lockName, waitTime, leaseTime, result));
+		}
+		return result;
+	}
+
+	/** Asks Redis for the lock, unless the caller has given up already. */
+	private void request(String lockName, Duration waitTime, @Nullable Duration leaseTime,
+			CompletableFuture<@Nullable HeldLock> result) {
+		if (result.isDone()) {
+			return;
+		}
 		try {
-			long repliedAt = System.nanoTime();
-			long leaseStart = requestedAt;
-			if (leaseTime != null && repliedAt - requestedAt > leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE) {
-				leaseStart = leaseStartAfterWaiting(lock, owner, leaseTime, requestedAt, repliedAt);
-			}
-			return new RedissonHeldLock(lock, owner, new FencingToken(lockName, token), leaseTime, leaseStart);
+			RedissonFencedLock lock = fencedLock(lockName);
+			long owner = -OWNER_IDS.incrementAndGet();
+			// Before the request: the lease runs from when Redis took the lock, which is
+			// no later.
+			long requestedAt = System.nanoTime();
+			long lease = (leaseTime != null) ? leaseTime.toMillis() : -1;
+			CompletableFuture<Long> acquisition = lock
+				.tryLockAndGetTokenAsync(waitTime.toMillis(), lease, TimeUnit.MILLISECONDS, owner)
+				.toCompletableFuture();
+			// Cancelled, the request stops waiting, and Redisson gives back by this owner
+			// id whatever it is granted later.
+			result.whenComplete((held, failure) -> {
+				if (result.isCancelled()) {
+					acquisition.cancel(false);
+				}
+			});
+			acquisition.whenComplete((token, failure) -> {
+				if (failure != null) {
+					Throwable cause = unwrap(failure);
+					if (!(cause instanceof CancellationException)) {
+						// It may have reached Redis with its reply lost, or a replication
+						// check failed after the lock was written.
+						giveBack(lockName, lock, owner);
+						result.completeExceptionally(unavailable(lockName, cause));
+					}
+					return;
+				}
+				if (token == null) {
+					result.complete(null);
+					return;
+				}
+				long repliedAt = System.nanoTime();
+				CompletableFuture<Long> leaseStart = (leaseTime != null
+						&& repliedAt - requestedAt > leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE)
+								? leaseStartAfterWaiting(lock, owner, leaseTime, requestedAt, repliedAt)
+								: CompletableFuture.completedFuture(requestedAt);
+				leaseStart.whenComplete((startedAt, notStarted) -> {
+					// Whatever fails once the lock is taken gives it back.
+					if (notStarted != null) {
+						giveBack(lockName, lock, owner);
+						result.completeExceptionally(notStarted);
+						return;
+					}
+					RedissonHeldLock held = new RedissonHeldLock(lock, owner, new FencingToken(lockName, token),
+							leaseTime, startedAt);
+					if (!result.complete(held)) {
+						giveBackGranted(held);
+					}
+				});
+			});
 		}
-		catch (InterruptedException | RuntimeException | Error ex) {
-			giveBack(lockName, lock, owner);
-			throw ex;
+		catch (RuntimeException ex) {
+			result.completeExceptionally(ex);
 		}
+	}
+
+	private LockUnavailableException unavailable(String lockName, Throwable cause) {
+		if (isReplicationFailure(cause)) {
+			return new LockUnavailableException(lockName, "Redis at " + this.redisDescription
+					+ " could not replicate the acquisition of lock '" + lockName
+					+ "' to any replica in time, so a failover could lose it; the lock is given back and the task "
+					+ "did not run", cause);
+		}
+		return new LockUnavailableException(lockName, "Could not acquire lock '" + lockName + "' from Redis at "
+				+ this.redisDescription + " (" + cause.getMessage() + "); the task did not run", cause);
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CompletionException completion && completion.getCause() != null)
+				? completion.getCause() : failure;
 	}
 
 	/**
 	 * When the fixed lease of a lock taken after a wait began, as early as it can have:
 	 * the wait took some part of the time since the request, so the master is asked how
 	 * much of this owner's lease is left. {@code requestedAt} when it cannot say in time.
-	 * @throws InterruptedException when the thread was interrupted while asking
 	 */
-	private long leaseStartAfterWaiting(RedissonFencedLock lock, long owner, Duration leaseTime, long requestedAt,
-			long repliedAt) throws InterruptedException {
+	private CompletableFuture<Long> leaseStartAfterWaiting(RedissonFencedLock lock, long owner, Duration leaseTime,
+			long requestedAt, long repliedAt) {
 		long askedAt = System.nanoTime();
-		try {
-			Long leftMillis = script()
-				.<Long>evalAsync(lock.getName(), RScript.Mode.READ_WRITE, LEASE_LEFT, RScript.ReturnType.LONG,
-						List.of(rawKey(lock.getRawName())), ownerField(lock, owner))
-				.toCompletableFuture()
-				.get(leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE, TimeUnit.NANOSECONDS);
-			if (leftMillis != null && leftMillis >= 0) {
-				long earliest = askedAt + TimeUnit.MILLISECONDS.toNanos(leftMillis) - leaseTime.toNanos();
-				return Math.min(repliedAt, Math.max(requestedAt, earliest));
-			}
-		}
-		catch (ExecutionException | TimeoutException | RuntimeException ex) {
-			if (logger.isDebugEnabled()) {
-				logger.debug("Could not read the lease left of lock '" + lock.getName() + "'", ex);
-			}
-		}
-		return requestedAt;
+		return script()
+			.<Long>evalAsync(lock.getName(), RScript.Mode.READ_WRITE, LEASE_LEFT, RScript.ReturnType.LONG,
+					List.of(rawKey(lock.getRawName())), ownerField(lock, owner))
+			.toCompletableFuture()
+			.copy()
+			.orTimeout(leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE, TimeUnit.NANOSECONDS)
+			.handle((leftMillis, error) -> {
+				if (error == null && leftMillis != null && leftMillis >= 0) {
+					long earliest = askedAt + TimeUnit.MILLISECONDS.toNanos(leftMillis) - leaseTime.toNanos();
+					return Math.min(repliedAt, Math.max(requestedAt, earliest));
+				}
+				if (error != null && logger.isDebugEnabled()) {
+					logger.debug("Could not read the lease left of lock '" + lock.getName() + "'", error);
+				}
+				return requestedAt;
+			});
 	}
 
 	/**
@@ -322,7 +411,8 @@ public class RedissonFencedLocks implements FencedLocks {
 		String lockName = held.token().lockName();
 		CompletableFuture<Boolean> released = new CompletableFuture<>();
 		// Registered before it is sent: no acquisition that follows the caller misses it.
-		PENDING_RELEASES.put(lockName, released);
+		PendingKey pendingKey = pendingKey(lockName);
+		PENDING_RELEASES.put(pendingKey, released);
 		own.lock().unlockAsync(own.owner()).whenComplete((unlocked, failure) -> {
 			Throwable error = (failure instanceof CompletionException completion && completion.getCause() != null)
 					? completion.getCause() : failure;
@@ -335,7 +425,7 @@ public class RedissonFencedLocks implements FencedLocks {
 				whenAnswered.accept(wasHeld);
 			}
 			finally {
-				PENDING_RELEASES.remove(lockName, released);
+				PENDING_RELEASES.remove(pendingKey, released);
 				released.complete(wasHeld);
 			}
 		});
@@ -343,13 +433,17 @@ public class RedissonFencedLocks implements FencedLocks {
 	}
 
 	/**
-	 * Waits up to {@code timeout} for the releases sent so far in this JVM to be
-	 * answered.
+	 * Waits up to {@code timeout} for the releases sent so far in this JVM to this
+	 * client's Redis to be answered.
 	 * @return whether they all were
 	 */
 	@Override
 	public boolean awaitReleases(Duration timeout) {
-		CompletableFuture<?>[] pending = PENDING_RELEASES.values().toArray(CompletableFuture[]::new);
+		CompletableFuture<?>[] pending = PENDING_RELEASES.entrySet()
+			.stream()
+			.filter((entry) -> entry.getKey().server().equals(this.server))
+			.map(Map.Entry::getValue)
+			.toArray(CompletableFuture[]::new);
 		try {
 			CompletableFuture.allOf(pending).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
 			return true;
@@ -370,18 +464,14 @@ public class RedissonFencedLocks implements FencedLocks {
 	@Override
 	public void close() {
 		if (!awaitReleases(CLOSE_TIMEOUT)) {
-			logger.warn("Releases of locks " + PENDING_RELEASES.keySet() + " at " + this.redisDescription
-					+ " were not answered within " + CLOSE_TIMEOUT.toSeconds() + " s of shutdown; those locks are "
-					+ "freed when their leases end");
-		}
-	}
-
-	private static void awaitQuietly(CompletableFuture<Boolean> release) throws InterruptedException {
-		try {
-			release.get();
-		}
-		catch (ExecutionException ex) {
-			// Never completed exceptionally.
+			logger.warn("Releases of locks "
+					+ PENDING_RELEASES.keySet()
+						.stream()
+						.filter((key) -> key.server().equals(this.server))
+						.map(PendingKey::lockName)
+						.toList()
+					+ " at " + this.redisDescription + " were not answered within " + CLOSE_TIMEOUT.toSeconds()
+					+ " s of shutdown; those locks are " + "freed when their leases end");
 		}
 	}
 
@@ -535,6 +625,24 @@ public class RedissonFencedLocks implements FencedLocks {
 		});
 	}
 
+	/**
+	 * Gives back an acquisition that was granted but that the caller will not use, as a
+	 * pending release: a later acquisition in this process waits for it. One that took
+	 * the first token of a missing counter, unchecked, has the next acquisition check it.
+	 */
+	private void giveBackGranted(RedissonHeldLock held) {
+		if (held.token().value() == 1L) {
+			forgetCounterCheck(held.lock());
+		}
+		CompletableFuture<Boolean> givenBack = new CompletableFuture<>();
+		PendingKey pendingKey = pendingKey(held.token().lockName());
+		PENDING_RELEASES.put(pendingKey, givenBack);
+		held.lock().unlockAsync(held.owner()).whenComplete((released, error) -> {
+			PENDING_RELEASES.remove(pendingKey, givenBack);
+			givenBack.complete(error == null);
+		});
+	}
+
 	private static boolean isReplicationFailure(@Nullable Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			if (cause instanceof NoSyncedSlavesException) {
@@ -542,6 +650,10 @@ public class RedissonFencedLocks implements FencedLocks {
 			}
 		}
 		return false;
+	}
+
+	/** A pending release's key: the Redis (see {@code serverOf}) and the lock name. */
+	private record PendingKey(String server, String lockName) {
 	}
 
 	/**

@@ -40,6 +40,12 @@ public final class TaskRun {
 
 	private final AtomicBoolean finished = new AtomicBoolean();
 
+	/**
+	 * The release of the call that finished the run, once sent: later calls return it
+	 * only then, so none of them returns before the run has ended.
+	 */
+	private final CompletableFuture<CompletableFuture<?>> releaseSent = new CompletableFuture<>();
+
 	TaskRun(FencedTaskRunner runner, TaskDefinition task, Observation observation, TaskActivity activity,
 			@Nullable HeldLock held, Acquisition acquisition) {
 		this.runner = runner;
@@ -52,6 +58,19 @@ public final class TaskRun {
 
 	public FencingToken token() {
 		return this.acquisition.token();
+	}
+
+	String description() {
+		return this.task.description() + " with token " + this.acquisition.token().value();
+	}
+
+	boolean hasFinished() {
+		return this.finished.get();
+	}
+
+	/** Completes once the run has finished and sent its release. */
+	CompletableFuture<?> whenFinished() {
+		return this.releaseSent;
 	}
 
 	/**
@@ -70,37 +89,42 @@ public final class TaskRun {
 
 	/**
 	 * This run's binding on top of {@code outer}, for work that carries its bindings
-	 * itself (a Reactor context).
+	 * itself (a Reactor context): a nested run of the same lock reuses it on whichever
+	 * thread of that work it runs.
 	 */
 	public Binding bindingOver(@Nullable Binding outer) {
-		return new Binding(this.acquisition, outer, Thread.currentThread());
+		return new Binding(this.acquisition, outer, null);
 	}
 
 	/**
 	 * Ends the run once its work has ended, successfully or with {@code failure}: its
 	 * bindings stop counting, a counter found behind the storage is repaired, the release
 	 * is sent (by its owner id, from any thread) and the observation stops. Later calls
-	 * do nothing.
+	 * end nothing more; they return once the first has sent the release.
 	 * @return completes once Redis has answered the release; in this process the lock is
-	 * free already
+	 * free already, also when another thread finished the run first
 	 */
 	public CompletableFuture<?> finish(@Nullable Throwable failure) {
 		if (!this.finished.compareAndSet(false, true)) {
-			return RELEASED;
+			return this.releaseSent.join();
 		}
 		Throwable cause = unwrap(failure);
+		CompletableFuture<?> released = RELEASED;
 		try {
 			if (cause instanceof StaleWriterException stale && stale.getAcceptedToken() != null
 					&& this.acquisition.token().equals(new FencingToken(stale.getLockName(), stale.getToken()))) {
 				this.acquisition.reportNewerToken(stale.getAcceptedToken());
 			}
 			if (this.held == null) {
-				return RELEASED;
+				return released;
 			}
 			this.acquisition.end();
-			return this.runner.end(this.held, this.acquisition, this.task, this.activity);
+			released = this.runner.end(this.held, this.acquisition, this.task, this.activity);
+			return released;
 		}
 		finally {
+			this.releaseSent.complete(released);
+			this.runner.finished(this);
 			RunOutcome outcome = (cause != null) ? outcomeOf(cause) : RunOutcome.RAN;
 			this.activity.ended(outcome);
 			setOutcome(this.observation, outcome);

@@ -125,6 +125,59 @@ class AsynchronousFencedTaskTests {
 		});
 	}
 
+	/**
+	 * {@code cancel} returns once the run has ended and its release is registered: a run
+	 * of the same lock right after it, on the same thread, never finds it busy, and work
+	 * carried from the run sees no token.
+	 */
+	@Test
+	void aCancelledFutureHasEndedItsRunWhenCancelReturns() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			for (int i = 0; i < 30; i++) {
+				AtomicReference<Runnable> carried = new AtomicReference<>();
+				CompletableFuture<Void> never = jobs.neverCarrying(carried);
+				assertThat(never.cancel(true)).isTrue();
+				assertThatExceptionOfType(NoFencingTokenException.class).as("carried work after cancel, try %d", i)
+					.isThrownBy(() -> carried.get().run());
+				assertThat(jobs.runNowOrFail()).as("a run right after cancel, try %d", i).isNotNull();
+			}
+		});
+	}
+
+	/**
+	 * A method may return a stage that is not a {@link CompletableFuture}: cancelling
+	 * what the starter returned still ends the run and releases the lock.
+	 */
+	@Test
+	void cancellingTheFutureOfAMinimalStageReleasesTheLock() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			CompletionStage<FencingToken> minimal = jobs.minimal();
+			assertThat(held()).isTrue();
+			assertThat(minimal.toCompletableFuture().cancel(true)).isTrue();
+			assertThat(jobs.runNowOrFail()).as("a run right after cancel").isNotNull();
+			assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
+			assertThat(held()).isFalse();
+		});
+	}
+
+	/**
+	 * Asynchronous work still running at shutdown is waited for, boundedly, then ended:
+	 * its lock is released before the Redisson client closes, not left held for its
+	 * lease.
+	 */
+	@Test
+	void shuttingDownWithAsynchronousWorkStillRunningReleasesItsLock() {
+		AtomicReference<CompletableFuture<FencingToken>> running = new AtomicReference<>();
+		this.contextRunner.withPropertyValues("fencing.lease-time=60s").run((context) -> {
+			running.set(context.getBean(Jobs.class).never());
+			assertThat(held()).isTrue();
+		});
+		assertThat(held()).as("held after the context closed").isFalse();
+		assertThat(running.get()).isCompletedExceptionally();
+	}
+
 	@Test
 	void aBusyLockCompletesTheFutureWithoutCallingTheMethod() {
 		this.contextRunner.run((context) -> {
@@ -248,6 +301,22 @@ class AsynchronousFencedTaskTests {
 		@FencedTask("${test.lock}")
 		public CompletableFuture<FencingToken> never() {
 			return new CompletableFuture<>();
+		}
+
+		@FencedTask("${test.lock}")
+		public CompletableFuture<Void> neverCarrying(AtomicReference<Runnable> carried) {
+			carried.set(FencingContext.wrap((Runnable) FencingContext::current));
+			return new CompletableFuture<>();
+		}
+
+		@FencedTask("${test.lock}")
+		public CompletionStage<FencingToken> minimal() {
+			return new CompletableFuture<FencingToken>().minimalCompletionStage();
+		}
+
+		@FencedTask(value = "${test.lock}", onBusy = OnBusy.FAIL)
+		public FencingToken runNowOrFail() {
+			return FencingContext.current();
 		}
 
 		@FencedTask("${test.lock}")

@@ -4,13 +4,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.fencing.FencedTasks;
 import io.fencing.FencingContext;
+import io.fencing.LockUnavailableException;
 import io.fencing.NoFencingTokenException;
 import io.fencing.OnBusy;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.testsupport.Latches;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RFencedLock;
@@ -115,6 +118,44 @@ class LeaseValidityTests {
 				answers.add(FencingContext.isLeaseValid());
 			})).isTrue();
 			assertThat(answers).containsExactly(true, false);
+		});
+	}
+
+	/**
+	 * A nested run of the same lock never runs on an acquisition that Redis lost: once
+	 * the key went and a newer owner took the lock, it fails naming the lock.
+	 */
+	@Test
+	void aNestedRunOfALockRedisLostDoesNotRun() {
+		this.contextRunner.run((context) -> {
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			RedissonClient redisson = context.getBean(RedissonClient.class);
+			List<Object> seen = new ArrayList<>();
+			assertThat(tasks.task(this.lock).onBusy(OnBusy.FAIL).run((token) -> {
+				redisson.getKeys().delete(this.lock);
+				CountDownLatch newerHolds = new CountDownLatch(1);
+				CountDownLatch newerMayEnd = new CountDownLatch(1);
+				Thread newer = new Thread(() -> tasks.task(this.lock).onBusy(OnBusy.FAIL).run((newerToken) -> {
+					seen.add(newerToken.value());
+					newerHolds.countDown();
+					Latches.await(newerMayEnd);
+				}));
+				newer.start();
+				try {
+					Latches.await(newerHolds);
+					seen.add(FencingContext.isLeaseValid());
+					assertThatExceptionOfType(LockUnavailableException.class)
+						.isThrownBy(() -> tasks.task(this.lock)
+							.onBusy(OnBusy.FAIL)
+							.run((nested) -> seen.add("nested run with token " + nested.value())))
+						.withMessageContaining("'" + this.lock + "'");
+				}
+				finally {
+					newerMayEnd.countDown();
+					join(newer);
+				}
+			})).isTrue();
+			assertThat(seen).containsExactly(2L, false);
 		});
 	}
 

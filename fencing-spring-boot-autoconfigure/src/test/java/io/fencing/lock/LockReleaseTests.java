@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -15,15 +16,18 @@ import java.util.concurrent.TimeUnit;
 import io.fencing.FencedTask;
 import io.fencing.FencedTasks;
 import io.fencing.FencingContext;
+import io.fencing.FencingToken;
 import io.fencing.LockBusyException;
 import io.fencing.OnBusy;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.testsupport.Latches;
 import io.fencing.testsupport.LeaseOverrun;
 import io.fencing.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.Redisson;
+import org.redisson.api.RFencedLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
@@ -155,6 +159,73 @@ class LockReleaseTests {
 		}
 		finally {
 			otherProcess.shutdown();
+		}
+	}
+
+	/**
+	 * An interrupted wait asks for the lock no more: once the holder releases, the
+	 * interrupted request does not take the lock, and the next run gets the next token.
+	 */
+	@Test
+	void anInterruptedWaitDoesNotTakeTheLockOnceItsHolderReleases() {
+		RedissonClient otherProcess = redissonWithWatchdog(Duration.ofSeconds(30));
+		try {
+			this.contextRunner.run((context) -> {
+				FencedTasks tasks = context.getBean(FencedTasks.class);
+				for (int i = 0; i < 5; i++) {
+					String lock = this.lock + "-" + i;
+					RFencedLock holder = otherProcess.getFencedLock(lock);
+					long holderToken = holder.lockAndGetToken();
+					CountDownLatch ended = new CountDownLatch(1);
+					Future<?> waiting = this.threads.submit(() -> {
+						try {
+							tasks.task(lock).waitTime(Duration.ofSeconds(30)).run((token) -> {
+							});
+						}
+						finally {
+							ended.countDown();
+						}
+					});
+					await().until(() -> isWaiting(waiting));
+					waiting.cancel(true);
+					Latches.await(ended);
+					holder.unlock();
+					FencingToken next = tasks.task(lock)
+						.waitTime(Duration.ofSeconds(10))
+						.onBusy(OnBusy.FAIL)
+						.call((token) -> token)
+						.get();
+					assertThat(next.value()).as("try %d: no acquisition between the holder's and this run's", i)
+						.isEqualTo(holderToken + 1);
+				}
+			});
+		}
+		finally {
+			otherProcess.shutdown();
+		}
+	}
+
+	/**
+	 * A release pending at one Redis holds up no run at another: a run of the same lock
+	 * name in a context of another Redis does not wait for it.
+	 */
+	@Test
+	void aReleasePendingAtAnotherRedisHoldsUpNoRun() {
+		try (RedisServer otherRedis = RedisServer.start()) {
+			this.contextRunner
+				.run((paused) -> this.contextRunner.withPropertyValues("spring.data.redis.url=" + otherRedis.url())
+					.run((other) -> {
+						FencedTasks.Task otherRun = other.getBean(FencedTasks.class)
+							.task(this.lock)
+							.onBusy(OnBusy.FAIL);
+						assertThat(otherRun.run((token) -> {
+						})).isTrue();
+						assertThat(paused.getBean(FencedTasks.class)
+							.run(this.lock, (token) -> this.redis.command("CLIENT", "PAUSE", "5000", "ALL"))).isTrue();
+						// Well within the pause that holds up the other release.
+						assertTimeoutPreemptively(Duration.ofSeconds(2), () -> assertThat(otherRun.run((token) -> {
+						})).isTrue());
+					}));
 		}
 	}
 

@@ -1,15 +1,18 @@
 package io.fencing.lock;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
 import io.fencing.FencedTask;
+import io.fencing.FencedTasks;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.LockBusyException;
@@ -142,6 +145,41 @@ class ReactiveFencedTaskTests {
 		});
 	}
 
+	/**
+	 * The pipeline's Reactor context carries its token, so a nested run of its lock
+	 * reuses that token on every thread of the pipeline, as on the thread that called the
+	 * method.
+	 */
+	@Test
+	void aNestedRunOfThePipelinesLockReusesItsTokenOnEveryThread() {
+		this.contextRunner.run((context) -> {
+			List<FencingToken> seen = context.getBean(Jobs.class)
+				.nested(context.getBean(FencedTasks.class))
+				.block(Duration.ofSeconds(20));
+			assertThat(seen).hasSize(4);
+			assertThat(seen).as("the pipeline's token, then the nested runs' on three schedulers")
+				.containsOnly(seen.get(0));
+		});
+	}
+
+	/**
+	 * Subscriptions waiting for a busy lock keep no thread: a hundred of them, each a few
+	 * milliseconds of work, all run within their wait.
+	 */
+	@Test
+	void manySubscriptionsWaitingForTheLockAllRunInTurn() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			List<Object> outcomes = Flux.range(0, 100)
+				.flatMap((i) -> jobs.shortWorkAfterWaiting()
+					.map(Object.class::cast)
+					.onErrorResume((ex) -> Mono.just(ex.getClass().getSimpleName())), 100)
+				.collectList()
+				.block(Duration.ofSeconds(60));
+			assertThat(outcomes).hasSize(100).hasOnlyElementsOfType(FencingToken.class).doesNotHaveDuplicates();
+		});
+	}
+
 	@Test
 	void aBusyLockEmptiesOrFailsThePublisherWithoutCallingTheMethod() {
 		this.contextRunner.run((context) -> {
@@ -200,6 +238,34 @@ class ReactiveFencedTaskTests {
 		public Mono<FencingToken> syncNow(Mono<Integer> quantity) {
 			this.calls.incrementAndGet();
 			return quantity.map((value) -> FencingContext.current());
+		}
+
+		/** Runs the pipeline's lock nested on three schedulers. */
+		@FencedTask("${test.lock}")
+		public Mono<List<FencingToken>> nested(FencedTasks tasks) {
+			String lockName = FencingContext.current().lockName();
+			Function<List<FencingToken>, List<FencingToken>> nestedRun = (seen) -> {
+				List<FencingToken> more = new ArrayList<>(seen);
+				more.add(tasks.task(lockName).onBusy(OnBusy.FAIL).call((token) -> token).get());
+				return more;
+			};
+			return Mono.deferContextual((reactorContext) -> Mono.just(List.of(reactorContext.get(FencingToken.class))))
+				.publishOn(Schedulers.parallel())
+				.map(nestedRun)
+				.publishOn(Schedulers.single())
+				.map(nestedRun)
+				.publishOn(Schedulers.boundedElastic())
+				.map(nestedRun);
+		}
+
+		/** A few milliseconds of blocking work, where blocking work goes. */
+		@FencedTask(value = "${test.lock}", waitTime = "20s", onBusy = OnBusy.FAIL)
+		public Mono<FencingToken> shortWorkAfterWaiting() {
+			FencingToken token = FencingContext.current();
+			return Mono.fromCallable(() -> {
+				LockSupport.parkNanos(Duration.ofMillis(3).toNanos());
+				return token;
+			}).subscribeOn(Schedulers.boundedElastic());
 		}
 
 		@FencedTask("${test.lock}")
