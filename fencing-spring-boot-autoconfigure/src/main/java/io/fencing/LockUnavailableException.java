@@ -4,8 +4,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The lock of a {@link FencedTask} could not be acquired because Redis failed
- * (unreachable, timed out, or could not replicate the acquisition). The method did not
- * run.
+ * (unreachable, timed out, or could not replicate the acquisition), or its token could
+ * not be taken from the database. The method did not run.
  */
 public class LockUnavailableException extends RuntimeException {
 

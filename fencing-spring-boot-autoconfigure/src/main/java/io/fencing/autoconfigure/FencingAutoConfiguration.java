@@ -19,6 +19,7 @@ import io.fencing.lock.RedissonFencedLocks;
 import io.fencing.lock.TaskActivities;
 import io.fencing.lock.TaskSettings;
 import io.fencing.observation.FencedTaskObservationConvention;
+import io.fencing.token.TokenSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.redisson.Redisson;
@@ -101,10 +102,19 @@ public final class FencingAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	FencedTaskRunner fencedTaskRunner(FencedLocks locks, ObjectProvider<ObservationRegistry> observations,
+	FencedTaskRunner fencedTaskRunner(FencedLocks locks, ObjectProvider<TokenSource> tokenSource,
+			ObjectProvider<ObservationRegistry> observations,
 			ObjectProvider<FencedTaskObservationConvention> observationConvention,
-			ObjectProvider<AcceptedTokens> acceptedTokens, ApplicationEventPublisher events) {
-		return new FencedTaskRunner(locks, SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList()),
+			ObjectProvider<AcceptedTokens> acceptedTokens, ApplicationEventPublisher events,
+			FencingProperties fencing) {
+		TokenSource source = tokenSource.getIfAvailable();
+		if (source == null && fencing.getTokenSource() == FencingProperties.TokenSourceType.DATABASE
+				&& locks instanceof RedissonFencedLocks) {
+			throw new IllegalStateException("fencing.token-source=database takes each token from the sequence of the "
+					+ "application's DataSource, and there is no single DataSource (or no spring-jdbc): define one, "
+					+ "or set fencing.token-source=redis");
+		}
+		return new FencedTaskRunner(locks, source, SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList()),
 				observations.getIfAvailable(() -> ObservationRegistry.NOOP), observationConvention.getIfAvailable(),
 				new FencingEventPublisher(events));
 	}

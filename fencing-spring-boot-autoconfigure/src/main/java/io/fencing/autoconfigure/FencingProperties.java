@@ -50,6 +50,15 @@ public class FencingProperties {
 	 */
 	private final Map<String, Task> tasks = new LinkedHashMap<>();
 
+	/**
+	 * Where each acquisition's token comes from: database (a sequence in the
+	 * application's DataSource, taken once Redis has granted the lock; tokens rise across
+	 * anything Redis loses) or redis (Redisson's counter per lock name, repaired when
+	 * Redis loses it). Unset: database when the application has a single DataSource, else
+	 * redis.
+	 */
+	private @Nullable TokenSourceType tokenSource;
+
 	private final Jdbc jdbc = new Jdbc();
 
 	private final Redis redis = new Redis();
@@ -88,6 +97,14 @@ public class FencingProperties {
 
 	public Map<String, Task> getTasks() {
 		return this.tasks;
+	}
+
+	public @Nullable TokenSourceType getTokenSource() {
+		return this.tokenSource;
+	}
+
+	public void setTokenSource(@Nullable TokenSourceType tokenSource) {
+		this.tokenSource = tokenSource;
 	}
 
 	public Jdbc getJdbc() {
@@ -159,6 +176,22 @@ public class FencingProperties {
 		 */
 		private int statementCacheSize = FencedJdbcTemplate.DEFAULT_STATEMENT_CACHE_SIZE;
 
+		/**
+		 * When the starter creates its schema (the token source's sequence): embedded
+		 * (only in an embedded database), always, or never (create it yourself, for
+		 * example in a Flyway or Liquibase migration, from the DDL in the jar:
+		 * io/fencing/jdbc/schema-*.sql).
+		 */
+		private InitializeSchema initializeSchema = InitializeSchema.EMBEDDED;
+
+		public InitializeSchema getInitializeSchema() {
+			return this.initializeSchema;
+		}
+
+		public void setInitializeSchema(InitializeSchema initializeSchema) {
+			this.initializeSchema = initializeSchema;
+		}
+
 		public String getTokenColumn() {
 			return this.tokenColumn;
 		}
@@ -174,6 +207,31 @@ public class FencingProperties {
 		public void setStatementCacheSize(int statementCacheSize) {
 			this.statementCacheSize = statementCacheSize;
 		}
+
+	}
+
+	/** Where each acquisition's token comes from. */
+	public enum TokenSourceType {
+
+		/** A sequence in the application's database. */
+		DATABASE,
+
+		/** Redisson's counter per lock name, in Redis. */
+		REDIS
+
+	}
+
+	/** When the starter creates its schema, as Boot's own schema initialisers do. */
+	public enum InitializeSchema {
+
+		/** Only in an embedded database. */
+		EMBEDDED,
+
+		/** Always (the DDL only creates what is missing). */
+		ALWAYS,
+
+		/** Never: the application creates it. */
+		NEVER
 
 	}
 

@@ -30,6 +30,7 @@ import io.fencing.observation.DefaultFencedTaskObservationConvention;
 import io.fencing.observation.FencedTaskObservationContext;
 import io.fencing.observation.FencedTaskObservationConvention;
 import io.fencing.observation.FencedTaskObservationDocumentation;
+import io.fencing.token.TokenSource;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
@@ -61,6 +62,12 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	private final TokenCounters counters;
 
+	/**
+	 * Where each acquisition's token comes from; {@code null}: the locks' own tokens,
+	 * checked and repaired against the stored ones.
+	 */
+	private final @Nullable TokenSource tokenSource;
+
 	private final BusySkips busySkips = new BusySkips();
 
 	private final ObservationRegistry observations;
@@ -90,16 +97,19 @@ public class FencedTaskRunner implements AutoCloseable {
 			(finish, pool) -> this.releaseThreads.newThread(finish).start());
 
 	/**
+	 * @param tokenSource where each acquisition's token comes from once Redis granted the
+	 * lock, or {@code null} for the locks' own tokens
 	 * @param acceptedTokens the tokens accepted by the guarded tables, read to repair a
-	 * token counter that Redis lost
+	 * token counter that Redis lost (without a token source)
 	 * @param convention replaces the default observation convention, when not
 	 * {@code null}
 	 * @param events where lost leases and repaired counters are published
 	 */
-	public FencedTaskRunner(FencedLocks locks, Supplier<List<AcceptedTokens>> acceptedTokens,
-			ObservationRegistry observations, @Nullable FencedTaskObservationConvention convention,
-			FencingEventPublisher events) {
+	public FencedTaskRunner(FencedLocks locks, @Nullable TokenSource tokenSource,
+			Supplier<List<AcceptedTokens>> acceptedTokens, ObservationRegistry observations,
+			@Nullable FencedTaskObservationConvention convention, FencingEventPublisher events) {
 		this.locks = locks;
+		this.tokenSource = tokenSource;
 		this.counters = new TokenCounters(locks, acceptedTokens, (lockName, behind,
 				raisedTo) -> publishLater(new TokenCounterRepairedEvent(this, lockName, behind, raisedTo)));
 		this.events = events;
@@ -351,7 +361,8 @@ public class FencedTaskRunner implements AutoCloseable {
 		this.busySkips.acquired(task.lockName());
 		// Whatever fails once the lock is taken gives it back.
 		try {
-			held = this.counters.aboveEveryStoredToken(held);
+			held = (this.tokenSource != null) ? held.withToken(this.tokenSource.next(task.lockName()))
+					: this.counters.aboveEveryStoredToken(held);
 			// Before the hook, where a test kit's newer (later) owner may run.
 			activity.acquired(held.token());
 			this.locks.beforeBody(held);
@@ -404,13 +415,15 @@ public class FencedTaskRunner implements AutoCloseable {
 	}
 
 	/**
-	 * After the work has ended: repairs a counter the storage found behind it, then sends
-	 * the release, warning once it is answered when the lease was overrun or the lock
-	 * lost.
+	 * After the work has ended: repairs a lock's counter the storage found behind it (its
+	 * tokens only; a token source's never fall behind), then sends the release, warning
+	 * once it is answered when the lease was overrun or the lock lost.
 	 * @return completes once Redis has answered the release
 	 */
 	CompletableFuture<Boolean> end(HeldLock held, Acquisition acquisition, TaskDefinition task, TaskActivity activity) {
-		this.counters.repairAfterRefusal(held, acquisition.newestRefusingToken());
+		if (this.tokenSource == null) {
+			this.counters.repairAfterRefusal(held, acquisition.newestRefusingToken());
+		}
 		long ranNanos = System.nanoTime() - held.acquiredAtNanos();
 		Duration lease = held.leaseTime();
 		boolean overran = (lease != null) && ranNanos > lease.toNanos();

@@ -30,9 +30,10 @@ class ConfigurationMetadataTests {
 		List<Map<String, Object>> properties = this.metadata.read("$.properties[*]");
 		assertThat(properties).extracting((property) -> property.get("name"))
 			.containsExactlyInAnyOrder("fencing.enabled", "fencing.lease-time", "fencing.wait-time", "fencing.on-busy",
-					"fencing.tasks", "fencing.jdbc.token-column", "fencing.jdbc.statement-cache-size",
-					"fencing.redis.config", "management.endpoint.fencing.access",
-					"management.endpoint.fencing.cache.time-to-live", "management.health.fencing.enabled");
+					"fencing.tasks", "fencing.token-source", "fencing.jdbc.token-column",
+					"fencing.jdbc.statement-cache-size", "fencing.jdbc.initialize-schema", "fencing.redis.config",
+					"management.endpoint.fencing.access", "management.endpoint.fencing.cache.time-to-live",
+					"management.health.fencing.enabled");
 		assertThat(properties).allSatisfy((property) -> assertThat((String) property.get("description"))
 			.as("description of %s", property.get("name"))
 			.isNotBlank()
@@ -46,6 +47,10 @@ class ConfigurationMetadataTests {
 		assertThat(defaultOf("fencing.on-busy")).isEqualTo("skip");
 		assertThat(defaultOf("fencing.jdbc.token-column")).isEqualTo("last_token");
 		assertThat(defaultOf("fencing.jdbc.statement-cache-size")).isEqualTo(512);
+		assertThat(defaultOf("fencing.jdbc.initialize-schema")).isEqualTo("embedded");
+		assertThat(this.metadata.read("$.properties[?(@.name == 'fencing.token-source')].defaultValue", List.class))
+			.as("unset: database with a single DataSource, else redis")
+			.isEmpty();
 		assertThat(defaultOf("management.health.fencing.enabled")).isEqualTo(true);
 		assertThat(this.metadata.read("$.properties[?(@.name == 'fencing.lease-time')].defaultValue", List.class))
 			.as("unset: Redisson's watchdog")

@@ -14,6 +14,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -146,6 +147,40 @@ public final class RedisServer implements AutoCloseable {
 
 	/** Starts the stopped server again on the same port, empty. */
 	public void startAgain() {
+		startProcess();
+	}
+
+	/**
+	 * Saves what the server holds now ({@code SAVE}) and keeps a copy, for
+	 * {@link #restartFrom(Path)}.
+	 */
+	public Path snapshot() {
+		String saved = command("SAVE");
+		if (!"+OK".equals(saved)) {
+			throw new IllegalStateException("SAVE answered " + saved);
+		}
+		try {
+			return Files.copy(this.directory.resolve("dump.rdb"),
+					this.directory.resolve("snapshot-" + System.nanoTime() + ".rdb"));
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not copy the snapshot", ex);
+		}
+	}
+
+	/**
+	 * Stops the server as a crash would, then starts it again from an older
+	 * {@link #snapshot()}: a restore, or a failover to a replica that missed the later
+	 * writes.
+	 */
+	public void restartFrom(Path snapshot) {
+		stop();
+		try {
+			Files.copy(snapshot, this.directory.resolve("dump.rdb"), StandardCopyOption.REPLACE_EXISTING);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not restore the snapshot", ex);
+		}
 		startProcess();
 	}
 
