@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.testsupport.ReferenceTimeline;
 import io.fencing.testsupport.StockTable;
 import io.fencing.testsupport.TestServices;
@@ -33,7 +34,9 @@ class ReferenceTimelineIntegrationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class))
+				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
+				FencingTokenSourceAutoConfiguration.class))
+		.withPropertyValues("fencing.jdbc.initialize-schema=always")
 		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
 		.withBean(ReferenceTimeline.Workers.class)
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(),

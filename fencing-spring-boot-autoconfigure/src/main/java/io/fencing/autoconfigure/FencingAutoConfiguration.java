@@ -4,8 +4,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
+import javax.sql.DataSource;
+
 import io.fencing.FencedTask;
 import io.fencing.FencedTasks;
+import io.fencing.autoconfigure.FencingProperties.TokenSourceType;
 import io.fencing.event.FencingEventCounters;
 import io.fencing.event.FencingEventPublisher;
 import io.fencing.lock.AcceptedTokens;
@@ -22,6 +25,8 @@ import io.fencing.observation.FencedTaskObservationConvention;
 import io.fencing.token.TokenSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 
@@ -64,6 +69,8 @@ public final class FencingAutoConfiguration {
 	 */
 	public static final String REDISSON_CLIENT_BEAN_NAME = "fencingRedissonClient";
 
+	private static final Log logger = LogFactory.getLog(FencingAutoConfiguration.class);
+
 	@Bean(name = REDISSON_CLIENT_BEAN_NAME, destroyMethod = "shutdown")
 	@ConditionalOnMissingBean({ RedissonClient.class, FencedLocks.class })
 	Redisson fencingRedissonClient(FencingRedissonConfig fencingRedissonConfig) {
@@ -80,9 +87,14 @@ public final class FencingAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(FencedLocks.class)
 	RedissonFencedLocks fencedLocks(RedissonClient redisson,
-			ObjectProvider<FencingRedissonConfig> fencingRedissonConfig) {
+			ObjectProvider<FencingRedissonConfig> fencingRedissonConfig, FencingProperties fencing,
+			ObjectProvider<DataSource> dataSources) {
 		FencingRedissonConfig own = fencingRedissonConfig.getIfAvailable();
-		return new RedissonFencedLocks(redisson, (own != null) ? own.location() : "the application's RedissonClient");
+		TokenSourceType tokenSource = fencing.getTokenSource();
+		boolean tokensInRedis = (tokenSource != null) ? tokenSource == TokenSourceType.REDIS
+				: dataSources.getIfUnique() == null;
+		return new RedissonFencedLocks(redisson, (own != null) ? own.location() : "the application's RedissonClient",
+				tokensInRedis);
 	}
 
 	@Bean
@@ -107,13 +119,20 @@ public final class FencingAutoConfiguration {
 			ObjectProvider<FencedTaskObservationConvention> observationConvention,
 			ObjectProvider<AcceptedTokens> acceptedTokens, ApplicationEventPublisher events,
 			FencingProperties fencing) {
-		TokenSource source = tokenSource.getIfAvailable();
-		if (source == null && fencing.getTokenSource() == FencingProperties.TokenSourceType.DATABASE
-				&& locks instanceof RedissonFencedLocks) {
-			throw new IllegalStateException("fencing.token-source=database takes each token from the sequence of the "
-					+ "application's DataSource, and there is no single DataSource (or no spring-jdbc): define one, "
-					+ "or set fencing.token-source=redis");
+		TokenSource source = null;
+		if (!locks.issuesTokens()) {
+			source = tokenSource.getIfAvailable();
+			if (source == null) {
+				throw new IllegalStateException("fencing.token-source=database takes each token from a sequence in "
+						+ "the application's DataSource, and there is no single DataSource with spring-jdbc: define "
+						+ "one, or set fencing.token-source=redis");
+			}
 		}
+		logger.info("Fenced tasks take their locks from " + locks.description() + " and their tokens from "
+				+ ((source != null) ? source.description()
+						: locks.issuesTokens() && locks instanceof RedissonFencedLocks
+								? "Redis (Redisson's counter per lock name, fencing.token-source=redis)"
+								: "their lock provider"));
 		return new FencedTaskRunner(locks, source, SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList()),
 				observations.getIfAvailable(() -> ObservationRegistry.NOOP), observationConvention.getIfAvailable(),
 				new FencingEventPublisher(events));

@@ -67,6 +67,15 @@ public interface FencedLocks extends AutoCloseable {
 	}
 
 	/**
+	 * Whether acquisitions carry tokens of their own ({@code true} unless said
+	 * otherwise); {@code false}: the lock alone, and the runner takes each token from a
+	 * {@link io.fencing.token.TokenSource} before the body runs.
+	 */
+	default boolean issuesTokens() {
+		return true;
+	}
+
+	/**
 	 * Called once the held lock's token is final (its counter checked against the stored
 	 * tokens), just before the body of the run that took it starts. Does nothing unless
 	 * an implementation has a use for it, such as a test kit pausing the owner.

@@ -27,8 +27,10 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.redisson.RedissonFencedLock;
+import org.redisson.RedissonLock;
 import org.redisson.RedissonObject;
 import org.redisson.api.RFencedLock;
+import org.redisson.api.RLock;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisClusterMaster;
@@ -132,6 +134,15 @@ public class RedissonFencedLocks implements FencedLocks {
 	/** Which Redis this client's locks are in, for the pending releases. */
 	private final String server;
 
+	/** Whether acquisitions take Redisson's tokens, or a token source issues them. */
+	private final boolean tokensInRedis;
+
+	/**
+	 * The token of an acquisition whose token the runner takes from its token source
+	 * before anything sees it.
+	 */
+	private static final long TOKEN_TO_BE_ISSUED = 0;
+
 	/**
 	 * @param redisson the client whose locks fence the tasks
 	 * @param redisDescription where Redis is, for error messages (for example
@@ -140,6 +151,20 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * on a Redis with replicas: a failover could then give two owners the same token
 	 */
 	public RedissonFencedLocks(RedissonClient redisson, String redisDescription) {
+		this(redisson, redisDescription, true);
+	}
+
+	/**
+	 * @param redisson the client whose locks fence the tasks
+	 * @param redisDescription where Redis is, for error messages
+	 * @param tokensInRedis whether each acquisition takes Redisson's token, from the
+	 * lock's counter in Redis; {@code false}: the lock alone, whose tokens a
+	 * {@link io.fencing.token.TokenSource} issues, and Redis keeps nothing of a lock once
+	 * it is released
+	 * @throws IllegalStateException when the client has {@code checkLockSyncedSlaves} off
+	 * on a Redis with replicas
+	 */
+	public RedissonFencedLocks(RedissonClient redisson, String redisDescription, boolean tokensInRedis) {
 		Config config = redisson.getConfig();
 		if (!config.isSingleConfig() && !config.isCheckLockSyncedSlaves()) {
 			// A failover could then lose an acquisition whose body already runs, and the
@@ -153,6 +178,12 @@ public class RedissonFencedLocks implements FencedLocks {
 		this.redisson = redisson;
 		this.redisDescription = redisDescription;
 		this.server = serverOf(redisson);
+		this.tokensInRedis = tokensInRedis;
+	}
+
+	@Override
+	public boolean issuesTokens() {
+		return this.tokensInRedis;
 	}
 
 	/**
@@ -303,20 +334,31 @@ public class RedissonFencedLocks implements FencedLocks {
 			return;
 		}
 		try {
-			RedissonFencedLock lock = fencedLock(lockName);
+			RedissonLock lock = lock(lockName);
 			long owner = -OWNER_IDS.incrementAndGet();
 			// Before the request: the lease runs from when Redis took the lock, which is
 			// no later.
 			long requestedAt = System.nanoTime();
 			long lease = (leaseTime != null) ? leaseTime.toMillis() : -1;
-			CompletableFuture<Long> acquisition = lock
-				.tryLockAndGetTokenAsync(waitTime.toMillis(), lease, TimeUnit.MILLISECONDS, owner)
-				.toCompletableFuture();
+			CompletableFuture<?> request;
+			CompletableFuture<Long> acquisition;
+			if (lock instanceof RedissonFencedLock fenced) {
+				acquisition = fenced.tryLockAndGetTokenAsync(waitTime.toMillis(), lease, TimeUnit.MILLISECONDS, owner)
+					.toCompletableFuture();
+				request = acquisition;
+			}
+			else {
+				CompletableFuture<Boolean> locked = lock
+					.tryLockAsync(waitTime.toMillis(), lease, TimeUnit.MILLISECONDS, owner)
+					.toCompletableFuture();
+				acquisition = locked.thenApply((granted) -> granted ? TOKEN_TO_BE_ISSUED : null);
+				request = locked;
+			}
 			// Cancelled, the request stops waiting, and Redisson gives back by this owner
 			// id whatever it is granted later.
 			result.whenComplete((held, failure) -> {
 				if (result.isCancelled()) {
-					acquisition.cancel(false);
+					request.cancel(false);
 				}
 			});
 			acquisition.whenComplete((token, failure) -> {
@@ -380,7 +422,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * the wait took some part of the time since the request, so the master is asked how
 	 * much of this owner's lease is left. {@code requestedAt} when it cannot say in time.
 	 */
-	private CompletableFuture<Long> leaseStartAfterWaiting(RedissonFencedLock lock, long owner, Duration leaseTime,
+	private CompletableFuture<Long> leaseStartAfterWaiting(RedissonLock lock, long owner, Duration leaseTime,
 			long requestedAt, long repliedAt) {
 		long askedAt = System.nanoTime();
 		return script()
@@ -483,7 +525,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	 */
 	@Override
 	public boolean raiseTokenCounter(HeldLock held, long acceptedToken) {
-		RedissonFencedLock lock = own(held).lock();
+		RedissonLock lock = own(held).lock();
 		Long raised = script().eval(lock.getName(), RScript.Mode.READ_WRITE, RAISE_COUNTER, RScript.ReturnType.LONG,
 				List.of(rawKey(tokenKey(lock))), String.valueOf(acceptedToken));
 		return raised != null && raised == 1L;
@@ -498,7 +540,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	@Override
 	public @Nullable FencingToken reissueAbove(HeldLock held, long floor) {
 		RedissonHeldLock own = own(held);
-		RedissonFencedLock lock = own.lock();
+		RedissonLock lock = own.lock();
 		String ownerField = ownerField(lock, own.owner());
 		Long token = script().eval(lock.getName(), RScript.Mode.READ_WRITE, REISSUE_ABOVE, RScript.ReturnType.LONG,
 				List.of(rawKey(lock.getRawName()), rawKey(tokenKey(lock)), rawKey(checkedKey(lock))), ownerField,
@@ -513,7 +555,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	@Override
 	public boolean isHeld(HeldLock held) {
 		RedissonHeldLock own = own(held);
-		RedissonFencedLock lock = own.lock();
+		RedissonLock lock = own.lock();
 		String ownerField = ownerField(lock, own.owner());
 		try {
 			Long exists = script().eval(lock.getName(), RScript.Mode.READ_WRITE,
@@ -536,7 +578,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	 */
 	@Override
 	public boolean isCounterChecked(HeldLock held) {
-		RedissonFencedLock lock = own(held).lock();
+		RedissonLock lock = own(held).lock();
 		// Read on the master: a lagging replica may still show a mark the master lost.
 		Long exists = script().eval(lock.getName(), RScript.Mode.READ_WRITE, "return redis.call('exists', KEYS[1])",
 				RScript.ReturnType.LONG, List.of(rawKey(checkedKey(lock))));
@@ -546,7 +588,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	/** Marks the counter of the held lock checked: it is above every stored token. */
 	@Override
 	public void markCounterChecked(HeldLock held) {
-		RedissonFencedLock lock = own(held).lock();
+		RedissonLock lock = own(held).lock();
 		script().eval(lock.getName(), RScript.Mode.READ_WRITE, "redis.call('set', KEYS[1], '1') return 1",
 				RScript.ReturnType.LONG, List.of(rawKey(checkedKey(lock))));
 	}
@@ -556,7 +598,7 @@ public class RedissonFencedLocks implements FencedLocks {
 		forgetCounterCheck(own(held).lock());
 	}
 
-	private void forgetCounterCheck(RedissonFencedLock lock) {
+	private void forgetCounterCheck(RedissonLock lock) {
 		script()
 			.evalAsync(lock.getName(), RScript.Mode.READ_WRITE, "return redis.call('del', KEYS[1])",
 					RScript.ReturnType.LONG, List.of(rawKey(checkedKey(lock))))
@@ -571,7 +613,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	}
 
 	/** The field Redisson keeps an owner under in the lock's hash. */
-	private static String ownerField(RedissonFencedLock lock, long owner) {
+	private static String ownerField(RedissonLock lock, long owner) {
 		return lock.getServiceManager().getId() + ":" + owner;
 	}
 
@@ -587,21 +629,26 @@ public class RedissonFencedLocks implements FencedLocks {
 		return this.redisson.getScript(StringCodec.INSTANCE);
 	}
 
-	private RedissonFencedLock fencedLock(String lockName) {
-		RFencedLock lock = this.redisson.getFencedLock(lockName);
-		if (lock instanceof RedissonFencedLock fenced) {
-			return fenced;
+	/**
+	 * A new lock object for one acquisition: a fenced lock when Redis issues the tokens,
+	 * else a plain lock, which leaves no key behind once released.
+	 */
+	private RedissonLock lock(String lockName) {
+		RLock lock = this.tokensInRedis ? this.redisson.getFencedLock(lockName) : this.redisson.getLock(lockName);
+		if (lock instanceof RedissonLock own && (!this.tokensInRedis || own instanceof RedissonFencedLock)) {
+			return own;
 		}
 		throw new IllegalStateException("The RedissonClient returned a " + lock.getClass().getName() + " for lock '"
-				+ lockName + "'; fenced tasks need Redisson's own RedissonFencedLock");
+				+ lockName + "'; fenced tasks need Redisson's own "
+				+ (this.tokensInRedis ? "RedissonFencedLock" : "RedissonLock"));
 	}
 
 	/** The counter key, named as Redisson names it from the already mapped lock name. */
-	private static String tokenKey(RedissonFencedLock lock) {
+	private static String tokenKey(RedissonLock lock) {
 		return RedissonObject.prefixName(TOKEN_KEY_PREFIX, lock.getRawName());
 	}
 
-	private static String checkedKey(RedissonFencedLock lock) {
+	private static String checkedKey(RedissonLock lock) {
 		return RedissonObject.prefixName(CHECKED_KEY_PREFIX, lock.getRawName());
 	}
 
@@ -617,7 +664,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * Gives back an acquisition the caller did not see, quietly and without making later
 	 * acquisitions wait for it: it may never have been made, or Redis may be down.
 	 */
-	private void giveBack(String lockName, RedissonFencedLock lock, long owner) {
+	private void giveBack(String lockName, RedissonLock lock, long owner) {
 		lock.unlockAsync(owner).whenComplete((released, error) -> {
 			if (error == null && logger.isDebugEnabled()) {
 				logger.debug("Gave back lock '" + lockName + "' of an acquisition the caller did not see");
@@ -666,7 +713,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * @param acquiredAtNanos {@link System#nanoTime()} no later than the lease began:
 	 * when the acquisition was requested, or, after a wait, from the lease Redis had left
 	 */
-	record RedissonHeldLock(RedissonFencedLock lock, long owner, FencingToken token, @Nullable Duration leaseTime,
+	record RedissonHeldLock(RedissonLock lock, long owner, FencingToken token, @Nullable Duration leaseTime,
 			long acquiredAtNanos) implements HeldLock {
 
 		@Override

@@ -125,7 +125,7 @@ public final class JdbcTokenSource implements TokenSource {
 		catch (IOException ex) {
 			// the line below says what to create
 		}
-		return "CREATE SEQUENCE " + SEQUENCE + " START WITH 1000000000000000;";
+		return "CREATE SEQUENCE " + SEQUENCE + " START WITH 1000000000000;";
 	}
 
 	/** How a database is asked for the next value, and its schema script. */

@@ -8,6 +8,7 @@ import java.util.UUID;
 import io.fencing.FencedTask;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
+import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.lock.AcceptedTokens;
 import io.fencing.lock.FencedLocks;
@@ -54,9 +55,10 @@ class FencingAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
-				FencingDisabledAutoConfiguration.class, DataSourceAutoConfiguration.class,
-				JdbcTemplateAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
-				TransactionAutoConfiguration.class))
+				FencingTokenSourceAutoConfiguration.class, FencingDisabledAutoConfiguration.class,
+				DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class))
+		.withPropertyValues("fencing.jdbc.initialize-schema=always")
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(),
 				"spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID());
 

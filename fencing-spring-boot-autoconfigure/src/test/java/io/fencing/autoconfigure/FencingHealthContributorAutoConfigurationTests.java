@@ -39,6 +39,7 @@ class FencingHealthContributorAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
 				FencingJdbcAutoConfiguration.class, FencingHealthContributorAutoConfiguration.class))
+		.withPropertyValues("fencing.token-source=redis")
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl());
 
 	@Test

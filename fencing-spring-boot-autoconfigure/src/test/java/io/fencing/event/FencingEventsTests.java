@@ -67,6 +67,7 @@ class FencingEventsTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
 				FencingJdbcAutoConfiguration.class))
+		.withPropertyValues("fencing.token-source=redis")
 		.withBean(DataSource.class, () -> this.h2)
 		.withBean(SimpleMeterRegistry.class)
 		.withBean("fencingEventsSeen", FencingEventsListener.class, () -> this.events::add)

@@ -79,6 +79,7 @@ abstract class FencedEntityContractTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 				FencingAutoConfiguration.class, HibernateJpaAutoConfiguration.class, TransactionAutoConfiguration.class,
 				FencingJpaAutoConfiguration.class))
+		.withPropertyValues("fencing.token-source=redis")
 		.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource()))
 		.withBean(PhysicalNamingStrategy.class, () -> new SuffixedTables(this.suffix))
 		.withUserConfiguration(StockRepositories.class)

@@ -22,6 +22,7 @@ import io.fencing.NoFencingTokenException;
 import io.fencing.OnBusy;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.testsupport.Latches;
 import io.fencing.testsupport.RedisServer;
@@ -60,7 +61,9 @@ class AsynchronousFencedTaskTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class))
+				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
+				FencingTokenSourceAutoConfiguration.class))
+		.withPropertyValues("fencing.jdbc.initialize-schema=always")
 		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
 		.withBean(StockTable.class, () -> this.stock)
 		.withBean(Jobs.class)

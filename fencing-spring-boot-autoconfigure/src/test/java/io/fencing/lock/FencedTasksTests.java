@@ -22,6 +22,7 @@ import io.fencing.OnBusy;
 import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.testsupport.Latches;
 import io.fencing.testsupport.StockTable;
@@ -58,7 +59,9 @@ class FencedTasksTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class))
+				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
+				FencingTokenSourceAutoConfiguration.class))
+		.withPropertyValues("fencing.jdbc.initialize-schema=always")
 		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
 		.withBean(TestObservationRegistry.class, () -> this.observations)
 		.withBean(StockTable.class, () -> this.stock)

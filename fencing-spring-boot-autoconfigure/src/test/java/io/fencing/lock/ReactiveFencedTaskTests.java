@@ -19,6 +19,7 @@ import io.fencing.LockBusyException;
 import io.fencing.OnBusy;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.StockTable;
@@ -59,7 +60,9 @@ class ReactiveFencedTaskTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(ReactorAutoConfiguration.class, AopAutoConfiguration.class,
-				DataRedisAutoConfiguration.class, FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class))
+				DataRedisAutoConfiguration.class, FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
+				FencingTokenSourceAutoConfiguration.class))
+		.withPropertyValues("fencing.jdbc.initialize-schema=always")
 		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
 		.withBean(StockTable.class, () -> this.stock)
 		.withBean(Jobs.class)

@@ -49,6 +49,7 @@ class ContentionHistoryTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class))
+		.withPropertyValues("fencing.token-source=redis")
 		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
 		.withBean(Worker.class)
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(),

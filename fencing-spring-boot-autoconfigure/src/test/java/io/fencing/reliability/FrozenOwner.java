@@ -13,6 +13,7 @@ import io.fencing.FencingContext;
 import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 
 import org.springframework.beans.factory.annotation.Value;
@@ -47,8 +48,8 @@ public final class FrozenOwner {
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ChildConfiguration.class)
 			.web(WebApplicationType.NONE)
 			.properties("spring.main.banner-mode=off", "logging.level.root=WARN", "spring.data.redis.url=" + args[0],
-					"child.jdbc-url=" + args[1], "child.jdbc-user=" + args[2], "child.jdbc-password=" + args[3],
-					"child.lock=" + args[4], "child.table=" + args[5])
+					"fencing.jdbc.initialize-schema=always", "child.jdbc-url=" + args[1], "child.jdbc-user=" + args[2],
+					"child.jdbc-password=" + args[3], "child.lock=" + args[4], "child.table=" + args[5])
 			.run()) {
 			System.out.println(context.getBean(Owner.class).holdThenWrite());
 		}
@@ -56,7 +57,8 @@ public final class FrozenOwner {
 
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-			FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class })
+			FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
+			FencingTokenSourceAutoConfiguration.class })
 	static class ChildConfiguration {
 
 		@Bean

@@ -19,6 +19,7 @@ import io.fencing.FencingToken;
 import io.fencing.OnBusy;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterEach;
@@ -48,7 +49,9 @@ class FrozenProcessTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class))
+				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
+				FencingTokenSourceAutoConfiguration.class))
+		.withPropertyValues("fencing.jdbc.initialize-schema=always")
 		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
 		.withBean(NewOwner.class)
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(), "test.lock=" + this.lock,

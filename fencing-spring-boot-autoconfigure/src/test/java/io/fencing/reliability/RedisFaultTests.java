@@ -56,6 +56,7 @@ class RedisFaultTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class))
+		.withPropertyValues("fencing.token-source=redis")
 		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
 		.withBean(Jobs.class)
 		.withPropertyValues("test.lock=" + this.lock, "test.table=" + this.table, "spring.data.redis.timeout=1s",
@@ -257,6 +258,7 @@ class RedisFaultTests {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 					FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class))
+			.withPropertyValues("fencing.token-source=redis")
 			.withBean(DataSource.class, () -> new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:1/test"))
 			.withBean(Jobs.class)
 			.withPropertyValues("test.lock=" + this.lock, "spring.data.redis.url=" + TestServices.redisUrl())

@@ -6,6 +6,7 @@ import javax.sql.DataSource;
 
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -34,7 +35,8 @@ public class PropagatingAsyncConfiguration {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(TaskExecutionAutoConfiguration.class, AopAutoConfiguration.class,
 					DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
-					FencingJdbcAutoConfiguration.class))
+					FencingJdbcAutoConfiguration.class, FencingTokenSourceAutoConfiguration.class))
+			.withPropertyValues("fencing.jdbc.initialize-schema=always")
 			.withUserConfiguration(PropagatingAsyncConfiguration.class)
 			.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
 			.withBean(StockTable.class, () -> stock)

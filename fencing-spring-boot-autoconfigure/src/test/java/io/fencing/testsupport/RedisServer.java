@@ -288,7 +288,12 @@ public final class RedisServer implements AutoCloseable {
 
 	/** One field of {@code INFO <section>}, for example {@code connected_slaves}. */
 	public String info(String section, String field) {
-		try (Socket socket = new Socket("127.0.0.1", this.port)) {
+		return info("127.0.0.1", this.port, section, field);
+	}
+
+	/** One field of {@code INFO <section>} of any Redis, {@code null} when absent. */
+	public static String info(String host, int port, String section, String field) {
+		try (Socket socket = new Socket(host, port)) {
 			socket.setSoTimeout(5000);
 			OutputStream out = socket.getOutputStream();
 			out.write(("INFO " + section + "\r\n").getBytes(StandardCharsets.UTF_8));
@@ -307,7 +312,7 @@ public final class RedisServer implements AutoCloseable {
 			return null;
 		}
 		catch (IOException ex) {
-			throw new IllegalStateException("Redis on port " + this.port + " did not answer INFO " + section, ex);
+			throw new IllegalStateException("Redis on port " + port + " did not answer INFO " + section, ex);
 		}
 	}
 

@@ -82,6 +82,7 @@ class ClusterTopologyTests {
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, SslAutoConfiguration.class,
 					DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
 					FencingJdbcAutoConfiguration.class))
+			.withPropertyValues("fencing.token-source=redis")
 			.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource))
 			.withPropertyValues("spring.data.redis.cluster.nodes=" + cluster.nodeAddresses(),
 					"spring.data.redis.timeout=2s", "spring.data.redis.connect-timeout=1s",

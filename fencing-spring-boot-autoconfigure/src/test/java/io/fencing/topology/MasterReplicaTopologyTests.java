@@ -56,6 +56,7 @@ class MasterReplicaTopologyTests {
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, SslAutoConfiguration.class,
 					DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
 					FencingJdbcAutoConfiguration.class))
+			.withPropertyValues("fencing.token-source=redis")
 			.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.h2()))
 			.withBean(Jobs.class)
 			.withPropertyValues(

@@ -69,6 +69,7 @@ class SentinelTopologyTests {
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, SslAutoConfiguration.class,
 					DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
 					FencingJdbcAutoConfiguration.class))
+			.withPropertyValues("fencing.token-source=redis")
 			.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
 			.withPropertyValues("spring.data.redis.sentinel.master=" + group.masterName(),
 					"spring.data.redis.sentinel.nodes=" + group.sentinelAddresses(), "spring.data.redis.timeout=2s",

@@ -55,12 +55,12 @@ class ActuatorFencingEndpointTests {
 			.containsExactly(
 					Map.of("value", "PT5S", "source", "@FencedTask(waitTime = \"${stock.replay.takeover-wait}\")"));
 		assertThat(task.read("$.activity.refusals.last", Map.class)).containsEntry("lockName", "stock-sync")
-			.containsEntry("token", (int) tokenA)
-			.containsEntry("acceptedToken", (int) tokenB)
 			.containsEntry("table", "stock");
-		assertThat(task.read("$.activity.leasesLost.last", Map.class)).containsEntry("token", (int) tokenA)
-			.containsEntry("leaseTime", "PT2S")
+		assertThat(task.read("$.activity.refusals.last.token", Long.class)).isEqualTo(tokenA);
+		assertThat(task.read("$.activity.refusals.last.acceptedToken", Long.class)).isEqualTo(tokenB);
+		assertThat(task.read("$.activity.leasesLost.last", Map.class)).containsEntry("leaseTime", "PT2S")
 			.containsEntry("overrun", true);
+		assertThat(task.read("$.activity.leasesLost.last.token", Long.class)).isEqualTo(tokenA);
 		assertThat(task.read("$.activity.runs.ran", Integer.class)).isGreaterThanOrEqualTo(2);
 
 		DocumentContext refused = JsonPath.parse(http.get()
