@@ -334,7 +334,9 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 		try (ResultSet rows = metaData.getColumns(catalog, null, null, column)) {
 			while (rows.next()) {
 				String found = rows.getString("COLUMN_NAME");
-				if (!(this.tokenColumn.quoted() ? name.equals(found) : name.equalsIgnoreCase(found))) {
+				// Quotes keep the letter case of a name, but not on MySQL and MariaDB.
+				boolean exactCase = this.tokenColumn.quoted() && dialect(connection) != Dialect.MYSQL;
+				if (!(exactCase ? name.equals(found) : name.equalsIgnoreCase(found))) {
 					continue; // the column name is a pattern: '_' matches any character
 				}
 				String schema = rows.getString("TABLE_SCHEM");
@@ -508,8 +510,8 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 	/** The databases whose behaviour the guarded path depends on. */
 	private enum Dialect {
 
-		POSTGRESQL(EnumSet.of(Quirk.BACKSLASH_IN_QUOTES)), MYSQL(EnumSet.allOf(Quirk.class)),
-		OTHER(EnumSet.noneOf(Quirk.class));
+		POSTGRESQL(EnumSet.of(Quirk.BACKSLASH_IN_QUOTES, Quirk.PREFIXED_TEXT)), MYSQL(EnumSet.allOf(Quirk.class)),
+		OTHER(EnumSet.of(Quirk.PREFIXED_TEXT));
 
 		private final Set<Quirk> readsOtherwise;
 

@@ -165,6 +165,18 @@ final class GuardedUpdate {
 				+ "read as an escape where the SQL parser reads a plain character, so the text could end elsewhere "
 				+ "and hide the fence; bind the value as a parameter (?)"),
 
+		/**
+		 * {@code Q'[...]'} (Oracle's quoted text) and the like: to the other databases a
+		 * name, then a text that ends at its first quote.
+		 */
+		PREFIXED_TEXT("it has a text quoted in a way only Oracle reads (Q'[...]'); other databases read the prefix as "
+				+ "a name and end the text at its first quote, which could hide the fence; bind the value as a "
+				+ "parameter (?) or write it in plain quotes"),
+
+		/** MySQL and MariaDB have no {@code E'...'} texts. */
+		ESCAPE_TEXT("MySQL and MariaDB have no E'...' texts, which the SQL parser reads as one; bind the value as a "
+				+ "parameter (?) or write it in plain quotes"),
+
 		/** MySQL and MariaDB have no dollar-quoted strings. */
 		DOLLAR_QUOTE("MySQL and MariaDB have no dollar-quoted strings ($$...$$), which the SQL parser reads as one "
 				+ "text; bind the value as a parameter (?)");

@@ -31,6 +31,7 @@ import net.sf.jsqlparser.expression.operators.relational.GreaterThan;
 import net.sf.jsqlparser.expression.operators.relational.MinorThanEquals;
 import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
 import net.sf.jsqlparser.parser.CCJSqlParser;
+import net.sf.jsqlparser.parser.CCJSqlParserConstants;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import net.sf.jsqlparser.parser.StringProvider;
 import net.sf.jsqlparser.parser.Token;
@@ -143,6 +144,9 @@ final class GuardedUpdateParser {
 		String newestTokenSql = newestToken.toString();
 		newestToken.setForMode(ForMode.UPDATE);
 		String newestTokenLockingSql = newestToken.toString();
+		for (String rendered : List.of(fencedSql, newestTokenSql, newestTokenLockingSql)) {
+			rejectCommentsInTheRendering(rendered, sql);
+		}
 
 		Table unaliased = new Table(table.getSchemaName(), table.getName());
 		PlainSelect newestTokenOfTable = new PlainSelect()
@@ -153,6 +157,25 @@ final class GuardedUpdateParser {
 				setParameters, whereParameters,
 				new TableReference(qualifier(table.getSchemaName()), identifier(table.getName())), equalities,
 				parsed.quirks());
+	}
+
+	/**
+	 * The database runs the parser's rendering, which drops comments but keeps optimizer
+	 * hints ({@code /*+ ... *}{@code /}) as written: PostgreSQL and H2 nest comments in
+	 * them, so a hint could end elsewhere and hide the fence. The rendering must hold no
+	 * comment at all.
+	 */
+	private static void rejectCommentsInTheRendering(String rendered, String sql) {
+		CCJSqlParser lexer = new CCJSqlParser(new StringProvider(rendered));
+		for (Token token = lexer.getNextToken();; token = lexer.getNextToken()) {
+			if (token.specialToken != null) {
+				throw refused(sql, "it holds an optimizer hint (/*+ ... */) or a comment the SQL parser keeps, which "
+						+ "a database may read otherwise (PostgreSQL and H2 nest comments); write it without hints");
+			}
+			if (token.kind == 0) {
+				return;
+			}
+		}
 	}
 
 	/**
@@ -253,6 +276,15 @@ final class GuardedUpdateParser {
 				break;
 			}
 			String image = token.image;
+			if (token.kind == CCJSqlParserConstants.S_CHAR_LITERAL && image.charAt(0) != '\'') {
+				String prefix = image.substring(0, image.indexOf('\''));
+				if (prefix.equalsIgnoreCase("E")) {
+					quirks.add(Quirk.ESCAPE_TEXT);
+				}
+				else if (!prefix.equalsIgnoreCase("N") && !prefix.startsWith("_")) {
+					quirks.add(Quirk.PREFIXED_TEXT);
+				}
+			}
 			if (image.equals("||")) {
 				quirks.add(Quirk.DOUBLE_PIPE);
 			}

@@ -290,6 +290,38 @@ abstract class GuardedUpdateContractTests {
 	}
 
 	/**
+	 * The database runs the parser's rendering, which keeps an optimizer hint as written:
+	 * PostgreSQL and H2 nest comments in it, and ran an UPDATE of another row hidden in a
+	 * text, with the fence commented out.
+	 */
+	@Test
+	void anOptimizerHintNeverHidesTheFence() {
+		this.jdbc.update("UPDATE " + this.stock + " SET last_token = 9");
+		List<Map<String, Object>> before = rows();
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> update(1,
+					"UPDATE /*+ /* */ %s SET note = '*/ %s SET quantity = ?, last_token = ? "
+							+ "WHERE quantity = 20 --' WHERE sku = 'A-1'"))
+			.withMessageContaining("optimizer hint");
+		assertThat(rows()).isEqualTo(before);
+	}
+
+	/**
+	 * Oracle's q-quoted text: MariaDB read {@code q} as a name and ended the text at its
+	 * first quote, and a {@code #} comment hid the fence.
+	 */
+	@Test
+	void aQQuotedTextNeverHidesTheFence() {
+		this.jdbc.update("UPDATE " + this.stock + " SET last_token = 9");
+		List<Map<String, Object>> before = rows();
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> update(1, "UPDATE %s SET note = 'w' WHERE sku = 'A-1' AND note IN (SELECT q'[x' FROM "
+					+ "(SELECT 'zz' AS q) z) OR quantity = 20 AND quantity <> ?) # ]' FROM (SELECT 1 AS one) y)"))
+			.withMessageContaining("Q'[...]'");
+		assertThat(rows()).isEqualTo(before);
+	}
+
+	/**
 	 * Whether the database can read a backslash inside quotes as an escape (MySQL's
 	 * default sql_mode, PostgreSQL's E'' strings).
 	 */

@@ -153,7 +153,26 @@ class GuardedUpdateParserTests {
 			UPDATE t SET a = $x$a$x$ WHERE id = ?                                   | DOLLAR_QUOTE
 			""")
 	void tellsWhereDatabasesReadQuotesOtherwise(String sql, Quirk quirk) {
-		assertThat(this.parser.parse(sql).quirks()).containsExactly(quirk);
+		assertThat(this.parser.parse(sql).quirks()).contains(quirk);
+	}
+
+	@Test
+	void tellsWhichTextPrefixesDatabasesReadOtherwise() {
+		assertThat(this.parser.parse("UPDATE t SET a = q'[x' y]' WHERE id = ?").quirks())
+			.containsExactly(Quirk.PREFIXED_TEXT);
+		assertThat(this.parser.parse("UPDATE t SET a = E'x' WHERE id = ?").quirks()).containsExactly(Quirk.ESCAPE_TEXT);
+		assertThat(this.parser.parse("UPDATE t SET a = N'x', b = _utf8'y', c = X'41' WHERE id = ?").quirks()).isEmpty();
+	}
+
+	@Test
+	void refusesOptimizerHintsThatTheRenderingKeeps() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.parser.parse("UPDATE /*+ /* */ t SET a = '*/ t SET b = ? --' WHERE id = 2"))
+			.withMessageContaining("optimizer hint");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.parser
+				.parse("UPDATE t SET a = 'w' WHERE id IN (SELECT /*+ /* */ id FROM x WHERE a = '*/ 1) OR b <> ?) --')"))
+			.withMessageContaining("optimizer hint");
 	}
 
 	@Test

@@ -89,4 +89,22 @@ class MariaDbGuardedUpdateTests extends GuardedUpdateContractTests {
 		assertThat(rows()).isEqualTo(before);
 	}
 
+	/**
+	 * Backticks keep no letter case on MariaDB: the counter check finds the column
+	 * whatever case the configuration writes it in.
+	 */
+	@Test
+	void aBacktickQuotedTokenColumnIsFoundByTheCounterCheckInAnyLetterCase() {
+		FencedJdbcTemplate jdbc = new FencedJdbcTemplate(dataSource(), "`MIXED_TOKEN`", 16);
+		String table = stockTable() + "_case";
+		jdbc.execute("CREATE TABLE " + table + " (id INT PRIMARY KEY, mixed_token BIGINT NOT NULL DEFAULT 0)");
+		try {
+			jdbc.update("INSERT INTO " + table + " (id, mixed_token) VALUES (1, 987654321)");
+			assertThat(jdbc.newestTokenInAllTables().orElse(0)).isGreaterThanOrEqualTo(987654321L);
+		}
+		finally {
+			jdbc.execute("DROP TABLE " + table);
+		}
+	}
+
 }
