@@ -62,7 +62,8 @@ public class FencingEndpoint {
 				new DefaultsDescriptor(lease(defaults.leaseTime()),
 						isoDuration(Objects.requireNonNull(defaults.waitTime())),
 						onBusyName(Objects.requireNonNull(defaults.onBusy()))),
-				tasks, other.isEmpty() ? null : activity(other), RefusalDescriptor.of(activities.lastRefusal()),
+				this.runner.tokenOrigin(), tasks, other.isEmpty() ? null : activity(other),
+				RefusalDescriptor.of(activities.lastRefusal()),
 				CounterRepairsDescriptor.of(this.runner.counterRepairs()));
 	}
 
@@ -129,6 +130,7 @@ public class FencingEndpoint {
 	 * The whole endpoint.
 	 *
 	 * @param defaults the {@code fencing.*} settings
+	 * @param tokens where the tokens come from ({@code fencing.token-source})
 	 * @param tasks every task by name
 	 * @param otherTasks the runs of programmatic task names beyond the first
 	 * {@value TaskActivities#MAX_PROGRAMMATIC_TASK_NAMES}, together; absent when there
@@ -138,7 +140,7 @@ public class FencingEndpoint {
 	 * @param counterRepairs the token counters Redis lost and the starter raised since
 	 * startup
 	 */
-	public record FencingDescriptor(DefaultsDescriptor defaults, Map<String, TaskDescriptor> tasks,
+	public record FencingDescriptor(DefaultsDescriptor defaults, String tokens, Map<String, TaskDescriptor> tasks,
 			@Nullable ActivityDescriptor otherTasks, @Nullable RefusalDescriptor lastRefusal,
 			CounterRepairsDescriptor counterRepairs) implements OperationResponseBody {
 

@@ -128,14 +128,13 @@ public final class FencingAutoConfiguration {
 						+ "one, or set fencing.token-source=redis");
 			}
 		}
-		logger.info("Fenced tasks take their locks from " + locks.description() + " and their tokens from "
-				+ ((source != null) ? source.description()
-						: locks.issuesTokens() && locks instanceof RedissonFencedLocks
-								? "Redis (Redisson's counter per lock name, fencing.token-source=redis)"
-								: "their lock provider"));
-		return new FencedTaskRunner(locks, source, SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList()),
+		FencedTaskRunner runner = new FencedTaskRunner(locks, source,
+				SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList()),
 				observations.getIfAvailable(() -> ObservationRegistry.NOOP), observationConvention.getIfAvailable(),
 				new FencingEventPublisher(events));
+		logger.info("Fenced tasks take their locks from " + locks.description() + " and their tokens from "
+				+ runner.tokenOrigin());
+		return runner;
 	}
 
 	/** The runner's record of each task, listening for refused writes. */

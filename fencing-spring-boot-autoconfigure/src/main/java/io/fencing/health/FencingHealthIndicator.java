@@ -38,6 +38,7 @@ public class FencingHealthIndicator extends AbstractHealthIndicator {
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		builder.withDetail("redis", this.locks.description());
+		builder.withDetail("tokens", this.runner.tokenOrigin());
 		CounterRepairs repairs = this.runner.counterRepairs();
 		CounterRepairs.Repair last = repairs.last();
 		if (last != null) {

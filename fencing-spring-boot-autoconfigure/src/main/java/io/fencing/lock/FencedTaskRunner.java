@@ -134,6 +134,18 @@ public class FencedTaskRunner implements AutoCloseable {
 		return this.activities;
 	}
 
+	/**
+	 * Where the tokens come from, for the startup log, the endpoint and health: the token
+	 * source, or the locks themselves.
+	 */
+	public String tokenOrigin() {
+		if (this.tokenSource != null) {
+			return this.tokenSource.description();
+		}
+		return (this.locks instanceof RedissonFencedLocks)
+				? "Redis (Redisson's counter per lock name, fencing.token-source=redis)" : "the lock provider";
+	}
+
 	/** The token counters this process found lost and raised since it started. */
 	public CounterRepairs counterRepairs() {
 		return this.counters.repairs();

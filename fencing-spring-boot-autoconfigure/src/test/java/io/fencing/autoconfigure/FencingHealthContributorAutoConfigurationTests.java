@@ -49,7 +49,8 @@ class FencingHealthContributorAutoConfigurationTests {
 			assertThat(health.getStatus()).isEqualTo(Status.UP);
 			assertThat(health.getDetails())
 				.containsEntry("redis", "redis://" + TestServices.redisHost() + ":" + TestServices.redisPort())
-				.containsEntry("masters", List.of(TestServices.redisHost() + ":" + TestServices.redisPort()));
+				.containsEntry("masters", List.of(TestServices.redisHost() + ":" + TestServices.redisPort()))
+				.containsEntry("tokens", "Redis (Redisson's counter per lock name, fencing.token-source=redis)");
 		});
 	}
 

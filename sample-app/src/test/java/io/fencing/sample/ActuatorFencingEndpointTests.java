@@ -43,6 +43,8 @@ class ActuatorFencingEndpointTests {
 						.read("$.activity.leasesLost.overruns", Integer.class))
 				.as(() -> http.get().uri("/actuator/fencing/stock-sync").retrieve().body(String.class))
 				.isEqualTo(1));
+		assertThat(JsonPath.parse(http.get().uri("/actuator/fencing").retrieve().body(String.class))
+			.read("$.tokens", String.class)).isEqualTo("the database (sequence fencing_token_seq)");
 		DocumentContext task = JsonPath
 			.parse(http.get().uri("/actuator/fencing/stock-sync").retrieve().body(String.class));
 		assertThat(task.read("$.declarations[?(@.declaredBy =~ /.*StockSyncJob.sync.*/)]", List.class)).singleElement()
