@@ -22,6 +22,7 @@ import io.fencing.lock.RedissonFencedLocks;
 import io.fencing.lock.TaskActivities;
 import io.fencing.lock.TaskSettings;
 import io.fencing.observation.FencedTaskObservationConvention;
+import io.fencing.token.JdbcTokenSource;
 import io.fencing.token.TokenSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -126,6 +127,9 @@ public final class FencingAutoConfiguration {
 				throw new IllegalStateException("fencing.token-source=database takes each token from a sequence in "
 						+ "the application's DataSource, and there is no single DataSource with spring-jdbc: define "
 						+ "one, or set fencing.token-source=redis");
+			}
+			if (source instanceof JdbcTokenSource jdbc) {
+				jdbc.checkSchema();
 			}
 		}
 		FencedTaskRunner runner = new FencedTaskRunner(locks, source,

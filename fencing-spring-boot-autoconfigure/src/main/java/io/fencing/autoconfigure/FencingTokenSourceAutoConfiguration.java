@@ -47,9 +47,8 @@ public final class FencingTokenSourceAutoConfiguration {
 		// The schema first, when the starter creates it.
 		schema.ifAvailable((initializer) -> {
 		});
-		JdbcTokenSource source = new JdbcTokenSource(dataSource);
-		source.checkSchema();
-		return source;
+		// Checked by the runner, which uses it only when the locks issue no tokens.
+		return new JdbcTokenSource(dataSource);
 	}
 
 	static class OnFencingDatabaseInitializationCondition extends OnDatabaseInitializationCondition {

@@ -3,6 +3,7 @@ package io.fencing.lock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -52,6 +53,9 @@ public class FencedTaskRunner implements AutoCloseable {
 	public static final Object SKIPPED = new Object();
 
 	private static final Log logger = LogFactory.getLog(FencedTaskRunner.class);
+
+	/** Redisson's watchdog lease, which it renews while the lock is held. */
+	private static final Duration WATCHDOG_LEASE = Duration.ofSeconds(30);
 
 	/** How long {@link #close} lets asynchronous work that has ended finish. */
 	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
@@ -373,8 +377,13 @@ public class FencedTaskRunner implements AutoCloseable {
 		this.busySkips.acquired(task.lockName());
 		// Whatever fails once the lock is taken gives it back.
 		try {
-			held = (this.tokenSource != null) ? held.withToken(this.tokenSource.next(task.lockName()))
-					: this.counters.aboveEveryStoredToken(held);
+			if (this.tokenSource != null) {
+				held = held.withToken(this.tokenSource.next(task.lockName()));
+				confirmHeldAfterItsToken(held, task);
+			}
+			else {
+				held = this.counters.aboveEveryStoredToken(held);
+			}
 			// Before the hook, where a test kit's newer (later) owner may run.
 			activity.acquired(held.token());
 			this.locks.beforeBody(held);
@@ -388,6 +397,30 @@ public class FencedTaskRunner implements AutoCloseable {
 		catch (RuntimeException | Error ex) {
 			this.locks.release(held);
 			throw ex;
+		}
+	}
+
+	/**
+	 * A token taken slowly (a pool that waits, a slow connect) may come after the lock
+	 * was lost: its fixed lease ran out, or Redis lost it, and a newer owner may run with
+	 * an older token. Quicker than a twentieth of the lease, the lease cannot have run
+	 * out meanwhile; slower, Redis is asked, in one round trip.
+	 * @throws LockUnavailableException when the lock is no longer this acquisition's
+	 */
+	private void confirmHeldAfterItsToken(HeldLock held, TaskDefinition task) {
+		Duration lease = held.leaseTime();
+		long leaseNanos = ((lease != null) ? lease : WATCHDOG_LEASE).toNanos();
+		long tookNanos = System.nanoTime() - held.acquiredAtNanos();
+		if (tookNanos <= leaseNanos / 20) {
+			return;
+		}
+		if ((lease != null && tookNanos >= leaseNanos) || !this.locks.isHeld(held)) {
+			throw new LockUnavailableException(task.lockName(),
+					"Lock '" + task.lockName() + "' was lost while its " + "token was taken from "
+							+ Objects.requireNonNull(this.tokenSource).description() + " ("
+							+ Duration.ofNanos(tookNanos).toMillis() + " ms after the request"
+							+ ((lease != null) ? ", lease " + lease.toMillis() + " ms" : "")
+							+ "); a newer owner may run, so " + task.description() + " did not run");
 		}
 	}
 

@@ -1,6 +1,8 @@
 package io.fencing.token;
 
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,8 +36,11 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -195,6 +200,50 @@ abstract class DatabaseTokenSourceTests {
 		});
 	}
 
+	/**
+	 * A token that comes after the lease ran out (a pool that waited) would outrank the
+	 * newer owner: the run is refused, and the lock given back.
+	 */
+	@Test
+	void aTokenTakenAfterTheLeaseRanOutRunsNothing() {
+		RedisServer redis = start();
+		contextRunner(redis).run((context) -> {
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			AtomicInteger ran = new AtomicInteger();
+			this.database.switchTo(new SlowDataSource(dataSource(), Duration.ofMillis(1500)));
+			assertThatExceptionOfType(LockUnavailableException.class).isThrownBy(
+					() -> tasks.task(this.lock).leaseTime(Duration.ofSeconds(1)).run((token) -> ran.incrementAndGet()))
+				.withMessageContaining("was lost while its token was taken from the database")
+				.withMessageContaining("did not run");
+			assertThat(ran).hasValue(0);
+			this.database.switchTo(dataSource());
+			assertThat(tasks.run(this.lock, (token) -> ran.incrementAndGet())).isTrue();
+			assertThat(ran).hasValue(1);
+		});
+	}
+
+	/**
+	 * A {@link TransactionAwareDataSourceProxy} hands out the caller's connection: the
+	 * token's commit committed the caller's transaction half-way.
+	 */
+	@Test
+	void theTokenNeverCommitsTheCallersTransaction() {
+		RedisServer redis = start();
+		TransactionAwareDataSourceProxy transactional = new TransactionAwareDataSourceProxy(this.database);
+		contextRunner(redis, transactional).run((context) -> {
+			Stock stock = new Stock(context);
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			JdbcTemplate jdbc = new JdbcTemplate(transactional);
+			new TransactionTemplate(new DataSourceTransactionManager(transactional)).executeWithoutResult((status) -> {
+				jdbc.update("UPDATE " + this.table + " SET quantity = 42 WHERE sku = 'A-1'");
+				assertThat(tasks.run(this.lock + ":in-transaction", (token) -> {
+				})).isTrue();
+				status.setRollbackOnly();
+			});
+			assertThat(stock.row().get(0)).as("the caller's rolled back write").isZero();
+		});
+	}
+
 	private FencingToken runAfterRedisIsBack(AssertableApplicationContext context,
 			Function<FencingToken, FencingToken> body) {
 		FencedTasks tasks = context.getBean(FencedTasks.class);
@@ -206,11 +255,15 @@ abstract class DatabaseTokenSourceTests {
 	}
 
 	private ApplicationContextRunner contextRunner(RedisServer redis) {
+		return contextRunner(redis, this.database);
+	}
+
+	private ApplicationContextRunner contextRunner(RedisServer redis, DataSource dataSource) {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 					FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
 					FencingTokenSourceAutoConfiguration.class))
-			.withBean(DataSource.class, () -> this.database)
+			.withBean(DataSource.class, () -> dataSource)
 			.withPropertyValues("spring.data.redis.url=" + redis.url(), "spring.data.redis.timeout=1s",
 					"spring.data.redis.connect-timeout=1s", "fencing.jdbc.initialize-schema=always");
 	}
@@ -317,6 +370,30 @@ abstract class DatabaseTokenSourceTests {
 		public OptionalLong newestInAllTables() {
 			this.count.incrementAndGet();
 			return OptionalLong.empty();
+		}
+
+	}
+
+	/** A pool that makes each caller wait before it hands out a connection. */
+	private static final class SlowDataSource extends DelegatingDataSource {
+
+		private final Duration wait;
+
+		SlowDataSource(DataSource target, Duration wait) {
+			super(target);
+			this.wait = wait;
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			try {
+				Thread.sleep(this.wait.toMillis());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new SQLException("Interrupted while waiting for a connection", ex);
+			}
+			return super.getConnection();
 		}
 
 	}

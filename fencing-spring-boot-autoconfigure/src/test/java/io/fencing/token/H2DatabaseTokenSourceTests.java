@@ -2,8 +2,25 @@ package io.fencing.token;
 
 import javax.sql.DataSource;
 
+import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
+import io.fencing.lock.RedissonFencedLocks;
+
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.TestServices;
+import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.config.Config;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabase;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 class H2DatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 
@@ -16,6 +33,39 @@ class H2DatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 	protected DataSource unreachable() {
 		// H2 runs in this JVM: a server of its own that does not answer stands in.
 		return refusingConnections("jdbc:h2:tcp://127.0.0.1:" + RedisServer.sparePort() + "/mem:none");
+	}
+
+	/**
+	 * An application's own lock provider with Redis tokens: the token source is never
+	 * used, so a database without its sequence does not fail the startup.
+	 */
+	@Test
+	void ownLocksThatIssueTokensNeedNoSequence() {
+		EmbeddedDatabase empty = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
+			.generateUniqueName(true)
+			.build();
+		RedisServer redis = RedisServer.start();
+		try {
+			new ApplicationContextRunner()
+				.withConfiguration(
+						AutoConfigurations.of(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
+								FencingJdbcAutoConfiguration.class, FencingTokenSourceAutoConfiguration.class))
+				.withBean(DataSource.class, () -> empty)
+				.withBean(RedissonFencedLocks.class,
+						() -> new RedissonFencedLocks(Redisson.create(configOf(redis)), redis.url(), true))
+				.withPropertyValues("spring.data.redis.url=" + redis.url(), "fencing.jdbc.initialize-schema=never")
+				.run((context) -> assertThat(context).hasNotFailed());
+		}
+		finally {
+			redis.close();
+			empty.shutdown();
+		}
+	}
+
+	private static Config configOf(RedisServer redis) {
+		Config config = new Config();
+		config.useSingleServer().setAddress(redis.url());
+		return config;
 	}
 
 }

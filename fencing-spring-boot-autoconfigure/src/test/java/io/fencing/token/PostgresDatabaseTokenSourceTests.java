@@ -1,9 +1,24 @@
 package io.fencing.token;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Objects;
+import java.util.UUID;
+
 import javax.sql.DataSource;
 
+import io.fencing.LockUnavailableException;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.TestServices;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class PostgresDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 
@@ -15,6 +30,36 @@ class PostgresDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 	@Override
 	protected DataSource unreachable() {
 		return refusingConnections("jdbc:postgresql://127.0.0.1:" + RedisServer.sparePort() + "/test?user=postgres");
+	}
+
+	/**
+	 * A statement that waits (here for a transaction that altered the sequence) would
+	 * keep the caller and its lock for as long: it is bounded by a query timeout.
+	 */
+	@Test
+	@Timeout(60)
+	void aTokenStatementThatWaitsIsBounded() throws SQLException {
+		String schema = "fencing_wait_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+		JdbcTemplate admin = new JdbcTemplate(TestServices.postgres());
+		admin.execute("CREATE SCHEMA " + schema);
+		try {
+			admin.execute("CREATE SEQUENCE " + schema + ".fencing_token_seq START WITH 1000000000000 CACHE 1");
+			String url = Objects.requireNonNullElse(System.getenv(TestServices.POSTGRES_ENV),
+					"jdbc:postgresql://127.0.0.1:5432/test?user=postgres") + "&currentSchema=" + schema;
+			try (Connection holder = DriverManager.getConnection(url)) {
+				holder.setAutoCommit(false);
+				try (Statement alter = holder.createStatement()) {
+					alter.execute("ALTER SEQUENCE fencing_token_seq RESTART WITH 1000000000005");
+				}
+				JdbcTokenSource source = new JdbcTokenSource(new DriverManagerDataSource(url));
+				assertThatExceptionOfType(LockUnavailableException.class).isThrownBy(() -> source.next("waiting"))
+					.withMessageContaining("Could not take a token for lock 'waiting'");
+				holder.rollback();
+			}
+		}
+		finally {
+			admin.execute("DROP SCHEMA " + schema + " CASCADE");
+		}
 	}
 
 }
