@@ -57,6 +57,22 @@ final class RedisStats {
 		return infoField("clients", "connected_clients");
 	}
 
+	/** The keys of database 0, from {@code INFO keyspace}; 0 when it has none. */
+	static long keyCount() {
+		try (Socket socket = connect()) {
+			for (String line : info(socket, "keyspace")) {
+				if (line.startsWith("db0:keys=")) {
+					return Long.parseLong(line.substring("db0:keys=".length(), line.indexOf(',')));
+				}
+			}
+			return 0;
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(
+					"Redis at " + BenchmarkServices.redisUrl() + " did not answer INFO keyspace", ex);
+		}
+	}
+
 	private static long infoField(String section, String field) {
 		try (Socket socket = connect()) {
 			for (String line : info(socket, section)) {
