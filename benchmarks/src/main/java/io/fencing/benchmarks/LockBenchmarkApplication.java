@@ -2,9 +2,13 @@ package io.fencing.benchmarks;
 
 import java.util.concurrent.atomic.LongAdder;
 
+import javax.sql.DataSource;
+
 import io.fencing.FencedTask;
 import io.fencing.FencingContext;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.provider.redis.spring.RedisLockProvider;
 import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
@@ -16,6 +20,7 @@ import org.redisson.config.Config;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -32,15 +37,16 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * provider.
  */
 @Configuration(proxyBeanMethods = false)
-@ImportAutoConfiguration({ AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
-		FencingAutoConfiguration.class })
+@ImportAutoConfiguration({ AopAutoConfiguration.class, DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
+		FencingJdbcAutoConfiguration.class, FencingTokenSourceAutoConfiguration.class })
 @EnableSchedulerLock(defaultLockAtMostFor = "10s")
 class LockBenchmarkApplication {
 
 	static ConfigurableApplicationContext start(String lockName, String... properties) {
 		return new SpringApplicationBuilder(LockBenchmarkApplication.class).web(WebApplicationType.NONE)
 			.properties("spring.main.banner-mode=off", "logging.level.root=WARN",
-					"spring.data.redis.url=" + BenchmarkServices.redisUrl(), "bench.lock=" + lockName)
+					"fencing.jdbc.initialize-schema=always", "spring.data.redis.url=" + BenchmarkServices.redisUrl(),
+					"bench.lock=" + lockName)
 			.properties(properties)
 			.run();
 	}
@@ -57,6 +63,16 @@ class LockBenchmarkApplication {
 		config.setThreads(environment.getProperty("bench.threads", Integer.class, config.getThreads()));
 		config.useSingleServer().setAddress(BenchmarkServices.redisUrl());
 		return Redisson.create(config);
+	}
+
+	/**
+	 * With {@code -Dbench.token-source=database}: a DataSource, so that the tokens come
+	 * from its sequence; without it, Redisson's counter.
+	 */
+	@Bean
+	@ConditionalOnProperty(name = "bench.token-source", havingValue = "database")
+	DataSource benchmarkDataSource() {
+		return BenchmarkServices.postgres();
 	}
 
 	@Bean
