@@ -416,7 +416,7 @@ public class FencedTaskRunner implements AutoCloseable {
 		}
 		if ((lease != null && tookNanos >= leaseNanos) || !this.locks.isHeld(held)) {
 			throw new LockUnavailableException(task.lockName(),
-					"Lock '" + task.lockName() + "' was lost while its " + "token was taken from "
+					"Lock '" + task.lockName() + "' was lost while its token was taken from "
 							+ Objects.requireNonNull(this.tokenSource).description() + " ("
 							+ Duration.ofNanos(tookNanos).toMillis() + " ms after the request"
 							+ ((lease != null) ? ", lease " + lease.toMillis() + " ms" : "")

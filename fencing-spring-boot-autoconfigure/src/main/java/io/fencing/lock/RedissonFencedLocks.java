@@ -456,8 +456,7 @@ public class RedissonFencedLocks implements FencedLocks {
 		PendingKey pendingKey = pendingKey(lockName);
 		PENDING_RELEASES.put(pendingKey, released);
 		own.lock().unlockAsync(own.owner()).whenComplete((unlocked, failure) -> {
-			Throwable error = (failure instanceof CompletionException completion && completion.getCause() != null)
-					? completion.getCause() : failure;
+			Throwable error = (failure != null) ? unwrap(failure) : null;
 			boolean wasHeld = !(error instanceof IllegalMonitorStateException);
 			if (error != null && wasHeld) {
 				logger.warn("Could not release lock '" + lockName + "' at " + this.redisDescription
