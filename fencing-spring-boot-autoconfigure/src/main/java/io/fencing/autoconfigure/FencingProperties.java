@@ -177,10 +177,10 @@ public class FencingProperties {
 		private int statementCacheSize = FencedJdbcTemplate.DEFAULT_STATEMENT_CACHE_SIZE;
 
 		/**
-		 * When the starter creates its schema (the token source's sequence): embedded
-		 * (only in an embedded database), always, or never (create it yourself, for
-		 * example in a Flyway or Liquibase migration, from the DDL in the jar:
-		 * io/fencing/jdbc/schema-*.sql).
+		 * When the starter creates its schema (the token source's sequence, or its
+		 * counter row on MySQL): embedded (only in an embedded database), always, or
+		 * never (create it yourself, for example in a Flyway or Liquibase migration, from
+		 * the DDL in the jar: io/fencing/jdbc/schema-*.sql).
 		 */
 		private InitializeSchema initializeSchema = InitializeSchema.EMBEDDED;
 

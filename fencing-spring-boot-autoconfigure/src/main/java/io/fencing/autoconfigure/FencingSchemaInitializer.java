@@ -14,8 +14,8 @@ import org.springframework.boot.sql.init.DatabaseInitializationSettings;
 /**
  * Creates the starter's schema from the DDL in its jar, for the database at hand
  * ({@code io/fencing/jdbc/schema-<platform>.sql}), as Spring Batch and Session create
- * theirs. A database without a script of its own (MySQL) gets none, and the token
- * source's startup check says what to do.
+ * theirs: the token sequence, or MySQL's counter row. A database without a script of its
+ * own gets none, and the token source's startup check says what to do.
  */
 public class FencingSchemaInitializer extends DataSourceScriptDatabaseInitializer {
 

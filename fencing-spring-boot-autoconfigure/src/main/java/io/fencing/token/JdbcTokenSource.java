@@ -22,17 +22,21 @@ import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.util.StreamUtils;
 
 /**
- * Tokens from a database sequence, {@value #SEQUENCE}: each one is taken on a connection
- * of its own, outside any transaction of the caller, in one statement committed at once
- * and bounded by a query timeout. A sequence never goes back within its database, and a
- * restore from a backup takes it back together with the rows that hold its tokens.
- * <p>
- * PostgreSQL, MariaDB (10.3 or later) and H2; MySQL has no sequences.
+ * Tokens from the database: each one is taken on a connection of its own, outside any
+ * transaction of the caller, in one statement committed at once and bounded by a query
+ * timeout. They come from the sequence {@value #SEQUENCE} on PostgreSQL, MariaDB (10.3 or
+ * later) and H2, and on MySQL, which has no sequences, from the counter row of
+ * {@value #COUNTER_TABLE}, raised by one UPDATE whose reply carries the new value.
+ * Neither goes back within its database, and a restore from a backup takes it back
+ * together with the rows that hold its tokens.
  */
 public final class JdbcTokenSource implements TokenSource {
 
 	/** The sequence the tokens come from. */
 	public static final String SEQUENCE = "fencing_token_seq";
+
+	/** The table of the counter row the tokens come from on MySQL. */
+	public static final String COUNTER_TABLE = "fencing_token_counter";
 
 	/** How long the statement that takes a token may run, in seconds. */
 	static final int QUERY_TIMEOUT_SECONDS = 5;
@@ -62,21 +66,19 @@ public final class JdbcTokenSource implements TokenSource {
 			return new FencingToken(lockName, nextValue());
 		}
 		catch (SQLException | RuntimeException ex) {
-			throw new LockUnavailableException(
-					lockName, "Could not take a token for lock '" + lockName + "' from the database (sequence "
-							+ SEQUENCE + "): " + ex.getMessage() + "; the lock is given back and the task did not run",
-					ex);
+			throw new LockUnavailableException(lockName, "Could not take a token for lock '" + lockName + "' from "
+					+ description() + ": " + ex.getMessage() + "; the lock is given back and the task did not run", ex);
 		}
 	}
 
 	@Override
 	public String description() {
-		return "the database (sequence " + SEQUENCE + ")";
+		return "the database (" + counter() + ")";
 	}
 
 	/**
-	 * Fails when the database answers but cannot give a value of {@value #SEQUENCE}, with
-	 * the DDL to run when it is missing; a database that does not answer yet is only
+	 * Fails when the database answers but cannot give a token, with the DDL to run when
+	 * its sequence or counter row is missing; a database that does not answer yet is only
 	 * warned about, as its tasks will report it. Takes one value, which no task then
 	 * gets.
 	 * @throws IllegalStateException when the sequence is missing or cannot be used
@@ -86,47 +88,83 @@ public final class JdbcTokenSource implements TokenSource {
 			nextValue();
 		}
 		catch (SQLTransientConnectionException ex) {
-			logger.warn("Could not check the fencing token source " + SEQUENCE + ": " + ex.getMessage());
+			logger.warn("Could not check the fencing token source, " + description() + ": " + ex.getMessage());
 		}
 		catch (SQLException ex) {
 			String state = String.valueOf(ex.getSQLState());
 			if (state.startsWith("08")) {
-				logger.warn("Could not check the fencing token source " + SEQUENCE + ": " + ex.getMessage());
+				logger.warn("Could not check the fencing token source, " + description() + ": " + ex.getMessage());
 				return;
 			}
+			String counter = counter();
 			if (!state.startsWith("42")) {
 				// It exists, but this connection cannot use it (a read-only replica,
 				// say).
-				throw new IllegalStateException("fencing.token-source=database takes its tokens from the sequence "
-						+ SEQUENCE + ", which this DataSource cannot use: " + ex.getMessage() + ". Point it at a "
-						+ "writable database, or set fencing.token-source=redis", ex);
+				throw new IllegalStateException("fencing.token-source=database takes its tokens from the " + counter
+						+ ", which this DataSource cannot use: " + ex.getMessage() + ". Point it at a writable "
+						+ "database, or set fencing.token-source=redis", ex);
 			}
-			throw new IllegalStateException("fencing.token-source=database takes its tokens from the sequence "
-					+ SEQUENCE + ", which the database cannot give (" + ex.getMessage() + "). If it is missing, "
-					+ "create it with fencing.jdbc.initialize-schema=always, or run this DDL (in a migration of "
-					+ "yours):\n" + ddl() + "\nIf it exists, grant the application's user its use (PostgreSQL: GRANT "
-					+ "USAGE ON SEQUENCE " + SEQUENCE + "); or set fencing.token-source=redis", ex);
+			throw new IllegalStateException("fencing.token-source=database takes its tokens from the " + counter
+					+ ", which the database cannot give (" + ex.getMessage() + "). If it is missing, create it with "
+					+ "fencing.jdbc.initialize-schema=always, or run this DDL (in a migration of yours):\n" + ddl()
+					+ "\nIf it exists, grant the application's user its use (" + grant() + "); or set "
+					+ "fencing.token-source=redis", ex);
 		}
+	}
+
+	/** The sequence or counter row, named; the sequence until the database is known. */
+	private String counter() {
+		Database database = this.database;
+		return (database != null) ? database.counter() : "sequence " + SEQUENCE;
+	}
+
+	private String grant() {
+		Database database = this.database;
+		return (database != null && database.counterRow()) ? "GRANT SELECT, UPDATE ON " + COUNTER_TABLE
+				: "PostgreSQL: GRANT USAGE ON SEQUENCE " + SEQUENCE;
 	}
 
 	private long nextValue() throws SQLException {
 		try (Connection connection = this.dataSource.getConnection()) {
-			String sql = database(connection).nextValueSql();
+			Database database = database(connection);
 			try (Statement statement = connection.createStatement()) {
-				// A statement that waits (a lock on the sequence, a stalled server) keeps
+				// A statement that waits (a lock on the counter, a stalled server) keeps
 				// the caller and its lock: bounded.
 				statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
-				try (ResultSet result = statement.executeQuery(sql)) {
-					if (!result.next()) {
-						throw new SQLException("'" + sql + "' returned no row");
-					}
-					long value = result.getLong(1);
-					if (!connection.getAutoCommit()) {
-						connection.commit();
-					}
-					return value;
+				long value = database.counterRow() ? raiseCounterRow(statement, database.nextValueSql())
+						: single(statement.executeQuery(database.nextValueSql()), database.nextValueSql());
+				if (!connection.getAutoCommit()) {
+					connection.commit();
 				}
+				return value;
 			}
+		}
+	}
+
+	/**
+	 * Raises the counter row, whose new value comes back in the reply
+	 * ({@code LAST_INSERT_ID(expr)}, as the generated key): one round trip.
+	 */
+	private static long raiseCounterRow(Statement statement, String sql) throws SQLException {
+		if (statement.executeUpdate(sql, Statement.RETURN_GENERATED_KEYS) != 1) {
+			// A 42 state: the schema is missing what the DDL creates.
+			throw new SQLException("Table " + COUNTER_TABLE + " has no counter row (id 1)", "42000");
+		}
+		try (ResultSet keys = statement.getGeneratedKeys()) {
+			if (keys.next()) {
+				return keys.getLong(1);
+			}
+		}
+		// A driver that does not hand the reply's value back: one more round trip.
+		return single(statement.executeQuery("SELECT LAST_INSERT_ID()"), "SELECT LAST_INSERT_ID()");
+	}
+
+	private static long single(ResultSet result, String sql) throws SQLException {
+		try (result) {
+			if (!result.next()) {
+				throw new SQLException("'" + sql + "' returned no row");
+			}
+			return result.getLong(1);
 		}
 	}
 
@@ -156,24 +194,32 @@ public final class JdbcTokenSource implements TokenSource {
 		return "CREATE SEQUENCE " + SEQUENCE + " START WITH 1000000000000;";
 	}
 
-	/** How a database is asked for the next value, and its schema script. */
-	private record Database(String nextValueSql, String platform) {
+	/**
+	 * How a database is asked for the next value, and its schema script.
+	 *
+	 * @param counterRow whether the value comes from raising {@value #COUNTER_TABLE}'s
+	 * row rather than from a sequence
+	 */
+	private record Database(String nextValueSql, String platform, boolean counterRow) {
 
 		static Database of(String productName, String productVersion) {
 			// MariaDB's driver can call it MySQL (useMysqlMetadata); its version says.
 			String product = (productName + " " + productVersion).toLowerCase(Locale.ROOT);
 			if (product.contains("mariadb")) {
-				return new Database("SELECT NEXT VALUE FOR " + SEQUENCE, "mariadb");
+				return new Database("SELECT NEXT VALUE FOR " + SEQUENCE, "mariadb", false);
 			}
 			if (product.contains("mysql")) {
-				throw new IllegalStateException("fencing.token-source=database takes its tokens from a sequence, "
-						+ "which MySQL does not have: set fencing.token-source=redis, or use MariaDB 10.3 or later, "
-						+ "PostgreSQL or H2");
+				return new Database("UPDATE " + COUNTER_TABLE + " SET token = LAST_INSERT_ID(token + 1) WHERE id = 1",
+						"mysql", true);
 			}
 			if (product.contains("postgres")) {
-				return new Database("SELECT nextval('" + SEQUENCE + "')", "postgresql");
+				return new Database("SELECT nextval('" + SEQUENCE + "')", "postgresql", false);
 			}
-			return new Database("SELECT NEXT VALUE FOR " + SEQUENCE, "h2");
+			return new Database("SELECT NEXT VALUE FOR " + SEQUENCE, "h2", false);
+		}
+
+		String counter() {
+			return this.counterRow ? "counter row of table " + COUNTER_TABLE : "sequence " + SEQUENCE;
 		}
 
 	}

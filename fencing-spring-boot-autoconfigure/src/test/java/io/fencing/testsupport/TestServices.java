@@ -119,6 +119,22 @@ public final class TestServices {
 								"start it with: mariadbd (root with an empty password, database test)")));
 	}
 
+	/**
+	 * The same MariaDB through MySQL's own driver (Connector/J), which speaks the same
+	 * protocol: there is no MySQL server here.
+	 */
+	public static DataSource mariadbThroughMySqlDriver() {
+		return (DataSource) started.computeIfAbsent("mariadb-mysql-driver", (key) -> {
+			HikariDataSource mariadb = (HikariDataSource) mariadb();
+			HikariDataSource dataSource = new HikariDataSource();
+			dataSource.setMaximumPoolSize(8);
+			dataSource.setJdbcUrl(mariadb.getJdbcUrl().replaceFirst("^jdbc:mariadb:", "jdbc:mysql:"));
+			dataSource.setUsername(mariadb.getUsername());
+			dataSource.setPassword(mariadb.getPassword());
+			return dataSource;
+		});
+	}
+
 	private static DataSource dataSource(String environmentVariable, Supplier<JdbcDatabaseContainer<?>> container,
 			Supplier<String> local) {
 		HikariDataSource dataSource = new HikariDataSource();

@@ -24,6 +24,12 @@ class MariaDbDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 		return refusingConnections("jdbc:mariadb://127.0.0.1:" + RedisServer.sparePort() + "/test?user=root&password=");
 	}
 
+	@Test
+	void theBumpAfterARestoreRaisesTheSequence() {
+		assertTheBumpPassesAMillionTokens("SELECT NEXTVAL(fencing_token_seq) + 1000000 INTO @bump; EXECUTE IMMEDIATE "
+				+ "CONCAT('ALTER SEQUENCE fencing_token_seq RESTART WITH ', @bump);");
+	}
+
 	/**
 	 * MariaDB's driver can report MySQL, which has no sequences: its version says
 	 * MariaDB.

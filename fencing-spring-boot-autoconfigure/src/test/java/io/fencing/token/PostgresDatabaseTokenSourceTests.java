@@ -32,6 +32,12 @@ class PostgresDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 		return refusingConnections("jdbc:postgresql://127.0.0.1:" + RedisServer.sparePort() + "/test?user=postgres");
 	}
 
+	@Test
+	void theBumpAfterARestoreRaisesTheSequence() {
+		assertTheBumpPassesAMillionTokens(
+				"SELECT setval('fencing_token_seq', nextval('fencing_token_seq') + 1000000);");
+	}
+
 	/**
 	 * A statement that waits (here for a transaction that altered the sequence) would
 	 * keep the caller and its lock for as long: it is bounded by a query timeout.
