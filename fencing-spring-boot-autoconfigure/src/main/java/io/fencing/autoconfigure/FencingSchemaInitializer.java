@@ -5,11 +5,13 @@ import java.util.List;
 import javax.sql.DataSource;
 
 import io.fencing.autoconfigure.FencingProperties.InitializeSchema;
+import io.fencing.token.JdbcTokenSource;
 
 import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
 import org.springframework.boot.jdbc.init.PlatformPlaceholderDatabaseDriverResolver;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.sql.init.DatabaseInitializationSettings;
+import org.springframework.jdbc.support.MetaDataAccessException;
 
 /**
  * Creates the starter's schema from the DDL in its jar, for the database at hand
@@ -21,15 +23,30 @@ public class FencingSchemaInitializer extends DataSourceScriptDatabaseInitialize
 
 	static final String SCHEMA_LOCATION = "optional:classpath:io/fencing/jdbc/schema-@@platform@@.sql";
 
+	/**
+	 * The script of the database as Boot's platform resolver names it, except for MariaDB
+	 * whose driver reports MySQL: the token source reads it as MariaDB, so it gets its
+	 * sequence, not MySQL's counter row.
+	 */
+	private static List<String> locations(DataSource dataSource) {
+		try {
+			if ("mariadb".equals(JdbcTokenSource.schemaPlatform(dataSource))) {
+				return List.of(SCHEMA_LOCATION.replace("@@platform@@", "mariadb"));
+			}
+		}
+		catch (MetaDataAccessException ex) {
+			// Boot's resolver says what it cannot find.
+		}
+		return new PlatformPlaceholderDatabaseDriverResolver().resolveAll(dataSource, SCHEMA_LOCATION);
+	}
+
 	public FencingSchemaInitializer(DataSource dataSource, InitializeSchema mode) {
 		super(dataSource, settings(dataSource, mode));
 	}
 
 	private static DatabaseInitializationSettings settings(DataSource dataSource, InitializeSchema mode) {
 		DatabaseInitializationSettings settings = new DatabaseInitializationSettings();
-		List<String> locations = new PlatformPlaceholderDatabaseDriverResolver().resolveAll(dataSource,
-				SCHEMA_LOCATION);
-		settings.setSchemaLocations(locations);
+		settings.setSchemaLocations(locations(dataSource));
 		settings.setMode(DatabaseInitializationMode.valueOf(mode.name()));
 		return settings;
 	}

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.util.Locale;
@@ -19,6 +20,8 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+import org.springframework.jdbc.support.JdbcUtils;
+import org.springframework.jdbc.support.MetaDataAccessException;
 import org.springframework.util.StreamUtils;
 
 /**
@@ -50,14 +53,40 @@ public final class JdbcTokenSource implements TokenSource {
 
 	/**
 	 * @param dataSource the application's; a {@link TransactionAwareDataSourceProxy} is
-	 * looked through, as it would hand out the caller's transactional connection
+	 * looked through, also behind wrappers that unwrap to it, as it would hand out the
+	 * caller's transactional connection
 	 */
 	public JdbcTokenSource(DataSource dataSource) {
+		this.dataSource = outsideTransactions(dataSource);
+	}
+
+	private static DataSource outsideTransactions(DataSource dataSource) {
 		DataSource target = dataSource;
-		while (target instanceof TransactionAwareDataSourceProxy proxy && proxy.getTargetDataSource() != null) {
-			target = proxy.getTargetDataSource();
+		try {
+			while (target.isWrapperFor(TransactionAwareDataSourceProxy.class)) {
+				DataSource behind = target.unwrap(TransactionAwareDataSourceProxy.class).getTargetDataSource();
+				if (behind == null) {
+					break;
+				}
+				target = behind;
+			}
 		}
-		this.dataSource = target;
+		catch (SQLException ex) {
+			// A wrapper that cannot say: taken as it is.
+		}
+		return target;
+	}
+
+	/**
+	 * The platform of the starter's schema script for the database behind
+	 * {@code dataSource}, decided as the token source decides where its tokens come from
+	 * (MariaDB also when its driver reports MySQL).
+	 * @throws MetaDataAccessException when the database cannot be asked
+	 */
+	public static String schemaPlatform(DataSource dataSource) throws MetaDataAccessException {
+		return JdbcUtils.extractDatabaseMetaData(dataSource,
+				(metaData) -> Database.of(metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion())
+					.platform());
 	}
 
 	@Override
@@ -78,17 +107,26 @@ public final class JdbcTokenSource implements TokenSource {
 
 	/**
 	 * Fails when the database answers but cannot give a token, with the DDL to run when
-	 * its sequence or counter row is missing; a database that does not answer yet is only
-	 * warned about, as its tasks will report it. Takes one value, which no task then
-	 * gets.
+	 * its sequence or counter row is missing, or when it holds both (two applications
+	 * that read it differently would take tokens from two counters); a database that does
+	 * not answer yet, or keeps the counter locked, is only warned about, as its tasks
+	 * will report it. Takes one value, which no task then gets.
 	 * @throws IllegalStateException when the sequence is missing or cannot be used
 	 */
 	public void checkSchema() {
 		try {
 			nextValue();
+			refuseTwoCounters();
 		}
-		catch (SQLTransientConnectionException ex) {
+		catch (SQLTransientConnectionException | SQLTimeoutException ex) {
 			logger.warn("Could not check the fencing token source, " + description() + ": " + ex.getMessage());
+		}
+		catch (MissingCounterRowException ex) {
+			throw new IllegalStateException("fencing.token-source=database takes its tokens from the " + counter()
+					+ ", and the table has no row. Insert it with a token above every token your guarded tables "
+					+ "hold (INSERT INTO " + COUNTER_TABLE + " (id, token) VALUES (1, <the highest last_token, and at "
+					+ "least 999999999999>)): a row that was there issued tokens above its first, and one put back "
+					+ "lower would issue them again", ex);
 		}
 		catch (SQLException ex) {
 			String state = String.valueOf(ex.getSQLState());
@@ -109,6 +147,36 @@ public final class JdbcTokenSource implements TokenSource {
 					+ "fencing.jdbc.initialize-schema=always, or run this DDL (in a migration of yours):\n" + ddl()
 					+ "\nIf it exists, grant the application's user its use (" + grant() + "); or set "
 					+ "fencing.token-source=redis", ex);
+		}
+	}
+
+	/**
+	 * On MariaDB and MySQL, the sequence and the counter table in one database: an
+	 * application that reads the database as MySQL (through a driver or proxy that
+	 * reports it so) and one that reads it as MariaDB would each take tokens from their
+	 * own, and issue the same tokens twice.
+	 */
+	private void refuseTwoCounters() throws SQLException {
+		Database database = this.database;
+		if (database == null || !(database.platform().equals("mariadb") || database.platform().equals("mysql"))) {
+			return;
+		}
+		try (Connection connection = this.dataSource.getConnection();
+				Statement statement = connection.createStatement()) {
+			statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+			long found = single(statement.executeQuery("SELECT COUNT(*) FROM information_schema.tables WHERE "
+					+ "table_schema = DATABASE() AND table_name IN ('" + SEQUENCE + "', '" + COUNTER_TABLE + "')"),
+					"information_schema.tables");
+			if (found > 1) {
+				throw new IllegalStateException("fencing.token-source=database takes its tokens from the "
+						+ database.counter() + ", and this database also has the "
+						+ ((database.counterRow()) ? "sequence " + SEQUENCE : "counter table " + COUNTER_TABLE)
+						+ ": an application that reads it as MySQL takes its tokens from the counter row, one that "
+						+ "reads it as MariaDB from the sequence, and the two would issue the same tokens. Keep the "
+						+ "one every application uses (MariaDB: the sequence; a driver or proxy that reports MySQL "
+						+ "for MariaDB should report MariaDB) and drop the other, once its last token is below the "
+						+ "kept one's");
+			}
 		}
 	}
 
@@ -147,8 +215,7 @@ public final class JdbcTokenSource implements TokenSource {
 	 */
 	private static long raiseCounterRow(Statement statement, String sql) throws SQLException {
 		if (statement.executeUpdate(sql, Statement.RETURN_GENERATED_KEYS) != 1) {
-			// A 42 state: the schema is missing what the DDL creates.
-			throw new SQLException("Table " + COUNTER_TABLE + " has no counter row (id 1)", "42000");
+			throw new MissingCounterRowException();
 		}
 		try (ResultSet keys = statement.getGeneratedKeys()) {
 			if (keys.next()) {
@@ -194,6 +261,15 @@ public final class JdbcTokenSource implements TokenSource {
 		return "CREATE SEQUENCE " + SEQUENCE + " START WITH 1000000000000;";
 	}
 
+	/** The counter table is there, its row is not. */
+	private static final class MissingCounterRowException extends SQLException {
+
+		MissingCounterRowException() {
+			super("Table " + COUNTER_TABLE + " has no counter row (id 1)");
+		}
+
+	}
+
 	/**
 	 * How a database is asked for the next value, and its schema script.
 	 *
@@ -215,7 +291,9 @@ public final class JdbcTokenSource implements TokenSource {
 			if (product.contains("postgres")) {
 				return new Database("SELECT nextval('" + SEQUENCE + "')", "postgresql", false);
 			}
-			return new Database("SELECT NEXT VALUE FOR " + SEQUENCE, "h2", false);
+			// H2, and the standard form elsewhere (with no schema script of the
+			// starter's).
+			return new Database("SELECT NEXT VALUE FOR " + SEQUENCE, product.contains("h2") ? "h2" : "other", false);
 		}
 
 		String counter() {

@@ -20,6 +20,7 @@ import org.testcontainers.utility.DockerImageName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
@@ -121,18 +122,30 @@ public final class TestServices {
 
 	/**
 	 * The same MariaDB through MySQL's own driver (Connector/J), which speaks the same
-	 * protocol: there is no MySQL server here.
+	 * protocol (there is no MySQL server here), in a database of its own
+	 * ({@code fencing_mysql}), so that what a MySQL application creates there is not seen
+	 * by the MariaDB tests.
 	 */
 	public static DataSource mariadbThroughMySqlDriver() {
-		return (DataSource) started.computeIfAbsent("mariadb-mysql-driver", (key) -> {
-			HikariDataSource mariadb = (HikariDataSource) mariadb();
-			HikariDataSource dataSource = new HikariDataSource();
-			dataSource.setMaximumPoolSize(8);
-			dataSource.setJdbcUrl(mariadb.getJdbcUrl().replaceFirst("^jdbc:mariadb:", "jdbc:mysql:"));
-			dataSource.setUsername(mariadb.getUsername());
-			dataSource.setPassword(mariadb.getPassword());
-			return dataSource;
-		});
+		return (DataSource) started.computeIfAbsent("mariadb-mysql-driver",
+				(key) -> mariadbThroughMySqlDriver("fencing_mysql"));
+	}
+
+	/**
+	 * A database of its own on the same MariaDB, through MySQL's own driver, created if
+	 * missing; the caller closes it.
+	 */
+	public static HikariDataSource mariadbThroughMySqlDriver(String database) {
+		HikariDataSource mariadb = (HikariDataSource) mariadb();
+		new JdbcTemplate(mariadb).execute("CREATE DATABASE IF NOT EXISTS " + database);
+		HikariDataSource dataSource = new HikariDataSource();
+		dataSource.setMaximumPoolSize(8);
+		dataSource.setJdbcUrl(mariadb.getJdbcUrl()
+			.replaceFirst("^jdbc:mariadb:", "jdbc:mysql:")
+			.replaceFirst("(//[^/]+/)[^?]*", "$1" + database));
+		dataSource.setUsername(mariadb.getUsername());
+		dataSource.setPassword(mariadb.getPassword());
+		return dataSource;
 	}
 
 	private static DataSource dataSource(String environmentVariable, Supplier<JdbcDatabaseContainer<?>> container,

@@ -235,9 +235,19 @@ abstract class DatabaseTokenSourceTests {
 	 */
 	@Test
 	void theTokenNeverCommitsTheCallersTransaction() {
+		neverCommitsTheCallersTransaction((transactional) -> transactional);
+	}
+
+	/** A wrapper around the proxy (tracing, say) that unwraps to it. */
+	@Test
+	void theTokenNeverCommitsTheCallersTransactionBehindAWrapper() {
+		neverCommitsTheCallersTransaction(DelegatingDataSource::new);
+	}
+
+	private void neverCommitsTheCallersTransaction(Function<DataSource, DataSource> wrapper) {
 		RedisServer redis = start();
 		TransactionAwareDataSourceProxy transactional = new TransactionAwareDataSourceProxy(this.database);
-		contextRunner(redis, transactional).run((context) -> {
+		contextRunner(redis, wrapper.apply(transactional)).run((context) -> {
 			Stock stock = new Stock(context);
 			FencedTasks tasks = context.getBean(FencedTasks.class);
 			JdbcTemplate jdbc = new JdbcTemplate(transactional);

@@ -1,13 +1,18 @@
 package io.fencing.token;
 
 import java.util.Objects;
+import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencing.autoconfigure.FencingProperties.InitializeSchema;
+import io.fencing.autoconfigure.FencingSchemaInitializer;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,6 +33,28 @@ class MariaDbDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 	void theBumpAfterARestoreRaisesTheSequence() {
 		assertTheBumpPassesAMillionTokens("SELECT NEXTVAL(fencing_token_seq) + 1000000 INTO @bump; EXECUTE IMMEDIATE "
 				+ "CONCAT('ALTER SEQUENCE fencing_token_seq RESTART WITH ', @bump);");
+	}
+
+	/**
+	 * MySQL's own driver reports MariaDB as MySQL: the schema it is given is MariaDB's
+	 * sequence, where the token source takes its tokens, not MySQL's counter row.
+	 */
+	@Test
+	void mariaDbThroughMySqlsDriverGetsItsSequence() {
+		String name = "fencing_schema_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+		try (HikariDataSource database = TestServices.mariadbThroughMySqlDriver(name)) {
+			new FencingSchemaInitializer(database, InitializeSchema.ALWAYS).initializeDatabase();
+			JdbcTokenSource source = new JdbcTokenSource(database);
+			source.checkSchema();
+			assertThat(source.description()).isEqualTo("the database (sequence fencing_token_seq)");
+			assertThat(new JdbcTemplate(database).queryForList(
+					"SELECT table_name FROM information_schema.tables " + "WHERE table_schema = DATABASE()",
+					String.class))
+				.containsExactly("fencing_token_seq");
+		}
+		finally {
+			new JdbcTemplate(TestServices.mariadb()).execute("DROP DATABASE " + name);
+		}
 	}
 
 	/**

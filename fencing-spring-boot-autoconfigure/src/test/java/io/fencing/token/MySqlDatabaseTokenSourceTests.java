@@ -5,6 +5,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -13,10 +14,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.fencing.autoconfigure.FencingProperties.InitializeSchema;
+import io.fencing.autoconfigure.FencingSchemaInitializer;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
@@ -100,15 +104,8 @@ class MySqlDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 	}
 
 	@Test
-	void aMissingCounterTableFailsTheCheckWithTheDdl() {
-		String database = "fencing_empty_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-		JdbcTemplate server = new JdbcTemplate(TestServices.mariadbThroughMySqlDriver());
-		server.execute("CREATE DATABASE " + database);
-		HikariDataSource shared = (HikariDataSource) TestServices.mariadbThroughMySqlDriver();
-		try (HikariDataSource empty = new HikariDataSource()) {
-			empty.setJdbcUrl(shared.getJdbcUrl().replaceFirst("/test", "/" + database));
-			empty.setUsername(shared.getUsername());
-			empty.setPassword(shared.getPassword());
+	void aMissingCounterTableOrRowFailsTheCheckWithWhatToDo() {
+		inADatabaseOfItsOwn((empty) -> {
 			JdbcTokenSource source = new JdbcTokenSource(new ReportedAsMySql(empty));
 			assertThatIllegalStateException().isThrownBy(source::checkSchema)
 				.withMessageContaining("takes its tokens from the counter row of table fencing_token_counter")
@@ -118,10 +115,57 @@ class MySqlDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 					+ "token BIGINT NOT NULL) ENGINE = InnoDB");
 			assertThatIllegalStateException().as("the table without its row")
 				.isThrownBy(source::checkSchema)
-				.withMessageContaining("has no counter row (id 1)");
+				.withMessageContaining("the table has no row")
+				.withMessageContaining("Insert it with a token above every token your guarded tables hold");
+		});
+	}
+
+	/**
+	 * An application that reads MariaDB as MySQL (a proxy that says so) and one that
+	 * reads it as MariaDB would take tokens from two counters in one database.
+	 */
+	@Test
+	void aDatabaseWithBothCountersIsRefused() {
+		inADatabaseOfItsOwn((database) -> {
+			new FencingSchemaInitializer(new ReportedAsMySql(database), InitializeSchema.ALWAYS).initializeDatabase();
+			new FencingSchemaInitializer(database, InitializeSchema.ALWAYS).initializeDatabase();
+			assertThatIllegalStateException()
+				.isThrownBy(new JdbcTokenSource(new ReportedAsMySql(database))::checkSchema)
+				.withMessageContaining("takes its tokens from the counter row of table fencing_token_counter, and this "
+						+ "database also has the sequence fencing_token_seq")
+				.withMessageContaining("would issue the same tokens");
+			assertThatIllegalStateException().isThrownBy(new JdbcTokenSource(database)::checkSchema)
+				.withMessageContaining("takes its tokens from the sequence fencing_token_seq, and this database also "
+						+ "has the counter table fencing_token_counter");
+		});
+	}
+
+	/**
+	 * A counter row another transaction keeps locked (the bump, run in an open
+	 * transaction) makes the check wait out its timeout: the database answers, and is
+	 * writable, so the startup goes on; the tasks report it while it lasts.
+	 */
+	@Test
+	void aCounterRowLockedByAnotherTransactionOnlyWarnsAtStartup() throws SQLException {
+		JdbcTokenSource source = new JdbcTokenSource(dataSource());
+		source.checkSchema();
+		try (Connection holder = dataSource().getConnection()) {
+			holder.setAutoCommit(false);
+			try (Statement bump = holder.createStatement()) {
+				bump.executeUpdate("UPDATE fencing_token_counter SET token = token + 1 WHERE id = 1");
+			}
+			source.checkSchema();
+			holder.rollback();
+		}
+	}
+
+	private static void inADatabaseOfItsOwn(Consumer<DataSource> test) {
+		String name = "fencing_empty_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+		try (HikariDataSource database = TestServices.mariadbThroughMySqlDriver(name)) {
+			test.accept(database);
 		}
 		finally {
-			server.execute("DROP DATABASE " + database);
+			new JdbcTemplate(TestServices.mariadb()).execute("DROP DATABASE " + name);
 		}
 	}
 
