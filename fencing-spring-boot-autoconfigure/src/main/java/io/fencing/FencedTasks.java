@@ -7,10 +7,11 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
-import io.fencing.lock.FencedTaskRunner;
-import io.fencing.lock.SettingSources;
-import io.fencing.lock.TaskDefinition;
-import io.fencing.lock.TaskSettings;
+import io.fencing.run.FencedTaskRunner;
+import io.fencing.task.LockNames;
+import io.fencing.task.SettingSources;
+import io.fencing.task.TaskDefinition;
+import io.fencing.task.TaskSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
@@ -84,7 +85,7 @@ public class FencedTasks {
 	 * @throws IllegalArgumentException when the name is not a usable lock name
 	 */
 	public Task task(String lockName) {
-		String problem = FencedTaskRunner.lockNameProblem(lockName);
+		String problem = LockNames.problem(lockName);
 		Assert.isTrue(problem == null, () -> "FencedTasks.task(" + lockName + "): " + problem);
 		return new Task(lockName, lockName, this.leaseTime, this.waitTime, this.onBusy, 0);
 	}

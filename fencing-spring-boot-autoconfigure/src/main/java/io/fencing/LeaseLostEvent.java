@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * A fenced task ended without its lock: it ran past its fixed lease, or Redis no longer
  * held the lock for it (a restart, FLUSHALL or failover, a watchdog that could not renew,
  * a forced unlock). Another owner may have taken the lock, and the rows it has written
- * since refuse this run's guarded writes. Published on a {@code fencing-release-} thread
+ * since refuse this run's guarded writes. Published on a {@code fencing-events-} thread
  * once the release is answered.
  */
 public class LeaseLostEvent extends FencingEvent {

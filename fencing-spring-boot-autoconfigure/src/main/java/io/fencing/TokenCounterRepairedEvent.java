@@ -4,7 +4,7 @@ package io.fencing;
  * Redis lost a lock's token counter (a restart without persistence, FLUSHALL, eviction, a
  * failover to a lagging replica), and the starter raised it above the tokens stored in
  * the guarded tables, so that tokens never go backwards in storage. Published on a
- * {@code fencing-release-} thread.
+ * {@code fencing-events-} thread.
  */
 public class TokenCounterRepairedEvent extends FencingEvent {
 

@@ -10,20 +10,20 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 import io.fencing.OnBusy;
-import io.fencing.lock.CounterRepairs;
-import io.fencing.lock.FencedTaskResolver;
-import io.fencing.lock.FencedTaskRunner;
-import io.fencing.lock.TaskActivities;
-import io.fencing.lock.TaskActivity;
-import io.fencing.lock.TaskDefinition;
-import io.fencing.lock.TaskSettings;
+import io.fencing.activity.TaskActivities;
+import io.fencing.activity.TaskActivity;
+import io.fencing.run.FencedTaskRunner;
+import io.fencing.task.FencedTaskResolver;
+import io.fencing.task.TaskDefinition;
+import io.fencing.task.TaskSettings;
+import io.fencing.token.redis.CounterRepairs;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
-import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * {@code /actuator/fencing}: the {@code fencing.*} defaults, every fenced task this
@@ -43,15 +43,18 @@ public class FencingEndpoint {
 
 	private final FencedTaskRunner runner;
 
-	public FencingEndpoint(FencedTaskResolver resolver, FencedTaskRunner runner) {
+	private final TaskActivities activities;
+
+	public FencingEndpoint(FencedTaskResolver resolver, FencedTaskRunner runner, TaskActivities activities) {
 		this.resolver = resolver;
 		this.runner = runner;
+		this.activities = activities;
 	}
 
 	@ReadOperation
 	public FencingDescriptor fencing() {
 		TaskSettings defaults = this.resolver.defaults();
-		TaskActivities activities = this.runner.activities();
+		TaskActivities activities = this.activities;
 		Map<String, List<TaskDefinition>> declared = declaredByName();
 		Map<String, TaskDescriptor> tasks = new TreeMap<>();
 		declared.forEach((name, declarations) -> tasks.put(name, describe(declarations, activities.task(name))));
@@ -77,7 +80,7 @@ public class FencingEndpoint {
 	public @Nullable TaskDescriptor task(@Selector(match = Match.ALL_REMAINING) String[] task) {
 		String name = String.join("/", task);
 		List<TaskDefinition> declarations = declaredByName().getOrDefault(name, List.of());
-		TaskActivity activity = this.runner.activities().task(name);
+		TaskActivity activity = this.activities.task(name);
 		return (declarations.isEmpty() && activity.isEmpty()) ? null : describe(declarations, activity);
 	}
 

@@ -4,7 +4,7 @@ import java.util.OptionalLong;
 import java.util.function.Function;
 
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.lock.AcceptedTokens;
+import io.fencing.token.redis.AcceptedTokens;
 
 import org.springframework.beans.factory.ObjectProvider;
 

@@ -8,22 +8,25 @@ import javax.sql.DataSource;
 
 import io.fencing.FencedTask;
 import io.fencing.FencedTasks;
+import io.fencing.activity.TaskActivities;
+import io.fencing.aop.FencedTaskAdvisor;
+import io.fencing.aop.FencedTaskInterceptor;
 import io.fencing.autoconfigure.FencingProperties.TokenSourceType;
 import io.fencing.event.FencingEventCounters;
 import io.fencing.event.FencingEventPublisher;
-import io.fencing.lock.AcceptedTokens;
+import io.fencing.event.RunEvents;
 import io.fencing.lock.FencedLocks;
-import io.fencing.lock.FencedTaskAdvisor;
-import io.fencing.lock.FencedTaskBeanValidator;
-import io.fencing.lock.FencedTaskInterceptor;
-import io.fencing.lock.FencedTaskResolver;
-import io.fencing.lock.FencedTaskRunner;
-import io.fencing.lock.RedissonFencedLocks;
-import io.fencing.lock.TaskActivities;
-import io.fencing.lock.TaskSettings;
+import io.fencing.lock.redisson.RedissonFencedLocks;
 import io.fencing.observation.FencedTaskObservationConvention;
+import io.fencing.observation.ObservedRuns;
+import io.fencing.run.FencedTaskRunner;
+import io.fencing.run.RunListener;
+import io.fencing.task.FencedTaskBeanValidator;
+import io.fencing.task.FencedTaskResolver;
+import io.fencing.task.TaskSettings;
 import io.fencing.token.JdbcTokenSource;
 import io.fencing.token.TokenSource;
+import io.fencing.token.redis.AcceptedTokens;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
@@ -116,10 +119,7 @@ public final class FencingAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	FencedTaskRunner fencedTaskRunner(FencedLocks locks, ObjectProvider<TokenSource> tokenSource,
-			ObjectProvider<ObservationRegistry> observations,
-			ObjectProvider<FencedTaskObservationConvention> observationConvention,
-			ObjectProvider<AcceptedTokens> acceptedTokens, ApplicationEventPublisher events,
-			FencingProperties fencing) {
+			ObjectProvider<AcceptedTokens> acceptedTokens, ObjectProvider<RunListener> listeners) {
 		TokenSource source = null;
 		if (!locks.issuesTokens()) {
 			source = tokenSource.getIfAvailable();
@@ -134,18 +134,35 @@ public final class FencingAutoConfiguration {
 		}
 		FencedTaskRunner runner = new FencedTaskRunner(locks, source,
 				SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList()),
-				observations.getIfAvailable(() -> ObservationRegistry.NOOP), observationConvention.getIfAvailable(),
-				new FencingEventPublisher(events));
+				listeners.orderedStream().toList());
 		logger.info("Fenced tasks take their locks from " + locks.description() + " and their tokens from "
 				+ runner.tokenOrigin());
 		return runner;
 	}
 
-	/** The runner's record of each task, listening for refused writes. */
+	/**
+	 * What each task has done since startup: a listener of runs, and of refused writes.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	TaskActivities fencedTaskActivities(FencedTaskRunner runner) {
-		return runner.activities();
+	TaskActivities fencedTaskActivities() {
+		return new TaskActivities();
+	}
+
+	/** Runs observed as {@code fencing.task}, when there is an observation registry. */
+	@Bean
+	@ConditionalOnMissingBean
+	ObservedRuns fencedTaskObservations(ObjectProvider<ObservationRegistry> observations,
+			ObjectProvider<FencedTaskObservationConvention> observationConvention) {
+		return new ObservedRuns(observations.getIfAvailable(() -> ObservationRegistry.NOOP),
+				observationConvention.getIfAvailable());
+	}
+
+	/** Lost leases and repaired counters published as application events. */
+	@Bean
+	@ConditionalOnMissingBean
+	RunEvents fencedTaskRunEvents(ApplicationEventPublisher events) {
+		return new RunEvents(new FencingEventPublisher(events));
 	}
 
 	@Bean

@@ -1,8 +1,9 @@
 package io.fencing.autoconfigure;
 
+import io.fencing.activity.TaskActivities;
 import io.fencing.actuate.FencingEndpoint;
-import io.fencing.lock.FencedTaskResolver;
-import io.fencing.lock.FencedTaskRunner;
+import io.fencing.run.FencedTaskRunner;
+import io.fencing.task.FencedTaskResolver;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -24,8 +25,8 @@ public final class FencingEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	FencingEndpoint fencingEndpoint(FencedTaskResolver resolver, FencedTaskRunner runner) {
-		return new FencingEndpoint(resolver, runner);
+	FencingEndpoint fencingEndpoint(FencedTaskResolver resolver, FencedTaskRunner runner, TaskActivities activities) {
+		return new FencingEndpoint(resolver, runner, activities);
 	}
 
 }

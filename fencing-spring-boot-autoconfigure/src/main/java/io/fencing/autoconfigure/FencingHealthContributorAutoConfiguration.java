@@ -2,7 +2,7 @@ package io.fencing.autoconfigure;
 
 import io.fencing.health.FencingHealthIndicator;
 import io.fencing.lock.FencedLocks;
-import io.fencing.lock.FencedTaskRunner;
+import io.fencing.run.FencedTaskRunner;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

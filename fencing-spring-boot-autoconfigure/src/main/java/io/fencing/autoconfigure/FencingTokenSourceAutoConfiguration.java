@@ -2,7 +2,7 @@ package io.fencing.autoconfigure;
 
 import javax.sql.DataSource;
 
-import io.fencing.lock.RedissonFencedLocks;
+import io.fencing.lock.redisson.RedissonFencedLocks;
 import io.fencing.token.JdbcTokenSource;
 import io.fencing.token.TokenSource;
 

@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.fencing.lock.CounterRepairs;
 import io.fencing.lock.FencedLocks;
-import io.fencing.lock.FencedTaskRunner;
+import io.fencing.run.FencedTaskRunner;
+import io.fencing.token.redis.CounterRepairs;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;

@@ -8,9 +8,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 
-import io.fencing.lock.AcceptedTokens;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceException;
+
+import io.fencing.token.redis.AcceptedTokens;
 import org.hibernate.StatelessSession;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.jspecify.annotations.Nullable;

@@ -6,13 +6,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 import io.fencing.FencingToken;
+import io.fencing.lock.redisson.RedissonFencedLocks;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Where fenced tasks take their locks and tokens: Redis through Redisson
- * ({@link RedissonFencedLocks}), or the JVM in tests (the test kit's
- * {@code InMemoryFencedLocks}). A bean of this type replaces the starter's, and then no
- * Redisson client is built.
+ * ({@code io.fencing.lock.redisson.RedissonFencedLocks}), or the JVM in tests (the test
+ * kit's {@code InMemoryFencedLocks}). A bean of this type replaces the starter's, and
+ * then no Redisson client is built.
  * <p>
  * Every implementation keeps the fence's semantics: each acquisition has an owner of its
  * own (no later run can re-enter it), tokens of a lock never go backwards, a lock whose
@@ -64,6 +65,14 @@ public interface FencedLocks extends AutoCloseable {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+	}
+
+	/**
+	 * Where the tokens of acquisitions that carry their own come from, for the startup
+	 * log, the endpoint and health.
+	 */
+	default String tokenOrigin() {
+		return "the lock provider";
 	}
 
 	/**

@@ -1,7 +1,6 @@
 /**
- * The lock path: the {@code @FencedTask} advisor and interceptor, Redisson fenced locks
- * with an owner per acquisition, startup validation, and the repair of a token counter
- * Redis lost.
+ * Where fenced tasks take their locks: the lock provider contract, implemented on Redis
+ * ({@code io.fencing.lock.redisson}) and by the test kit in the JVM.
  */
 @NullMarked
 package io.fencing.lock;

@@ -2,20 +2,20 @@ package io.fencing.autoconfigure;
 
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.function.Predicate;
 import java.util.UUID;
+import java.util.function.Predicate;
 
 import io.fencing.FencedTask;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
+import io.fencing.aop.FencedTaskAdvisor;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.lock.AcceptedTokens;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
-import io.fencing.lock.RedissonFencedLocks;
-import io.fencing.lock.FencedTaskAdvisor;
+import io.fencing.lock.redisson.RedissonFencedLocks;
 import io.fencing.testsupport.TestServices;
+import io.fencing.token.redis.AcceptedTokens;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.Redisson;
@@ -23,10 +23,10 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 import org.springframework.aop.Advisor;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.aop.framework.Advised;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;

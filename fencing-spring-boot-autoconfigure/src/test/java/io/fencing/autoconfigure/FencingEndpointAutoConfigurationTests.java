@@ -1,7 +1,7 @@
 package io.fencing.autoconfigure;
 
 import io.fencing.actuate.FencingEndpoint;
-import io.fencing.lock.FencedTaskRunner;
+import io.fencing.run.FencedTaskRunner;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 

@@ -19,7 +19,6 @@ import java.util.jar.JarOutputStream;
 import com.sun.net.httpserver.HttpServer;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
-import io.fencing.lock.RedissonFencedLocks;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;

@@ -1,11 +1,16 @@
 package io.fencing.lock;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 
 import io.fencing.FencedTask;
 import io.fencing.OnBusy;
+import io.fencing.activity.TaskActivities;
+import io.fencing.run.RunOutcome;
+import io.fencing.task.FencedTaskResolver;
+import io.fencing.task.SettingSources;
+import io.fencing.task.TaskDefinition;
+import io.fencing.task.TaskSettings;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.core.env.MapPropertySource;
@@ -58,18 +63,23 @@ class TaskSourcesTests {
 	void programmaticNamesPastTheBoundAreKeptTogetherButAnnotatedOnesAlwaysApart() {
 		TaskActivities activities = new TaskActivities();
 		for (int i = 0; i < TaskActivities.MAX_PROGRAMMATIC_TASK_NAMES; i++) {
-			activities.activityOf(programmatic("entity-" + i)).ended(RunOutcome.RAN);
+			ran(activities, programmatic("entity-" + i), RunOutcome.RAN);
 		}
-		activities.activityOf(programmatic("entity-past-the-bound")).ended(RunOutcome.RAN);
+		ran(activities, programmatic("entity-past-the-bound"), RunOutcome.RAN);
 		TaskDefinition annotated = new TaskDefinition("nightly", "nightly", "@FencedTask(\"nightly\") on Jobs.run()",
 				null, Duration.ZERO, OnBusy.SKIP,
 				new SettingSources("fencing.lease-time", "fencing.wait-time", "fencing.on-busy", false));
-		activities.activityOf(annotated).ended(RunOutcome.SKIPPED);
+		ran(activities, annotated, RunOutcome.SKIPPED);
 		assertThat(activities.tasks()).hasSize(TaskActivities.MAX_PROGRAMMATIC_TASK_NAMES + 1)
 			.doesNotContainKey("entity-past-the-bound");
 		assertThat(activities.otherTasks().runs()).containsEntry(RunOutcome.RAN, 1L);
 		assertThat(activities.task("nightly").runs()).containsEntry(RunOutcome.SKIPPED, 1L);
 		assertThat(activities.task("entity-0").runs()).containsEntry(RunOutcome.RAN, 1L);
+	}
+
+	/** A run of {@code task} that ended with {@code outcome}, as the runner tells it. */
+	private static void ran(TaskActivities activities, TaskDefinition task, RunOutcome outcome) {
+		activities.runStarted(task).ended(task, outcome, null);
 	}
 
 	private static TaskDefinition programmatic(String name) {

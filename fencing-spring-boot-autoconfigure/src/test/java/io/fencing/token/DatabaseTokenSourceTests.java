@@ -25,9 +25,9 @@ import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.lock.AcceptedTokens;
 import io.fencing.lock.FencedLocks;
 import io.fencing.testsupport.RedisServer;
+import io.fencing.token.redis.AcceptedTokens;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -5,8 +5,7 @@ import javax.sql.DataSource;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
-import io.fencing.lock.RedissonFencedLocks;
-
+import io.fencing.lock.redisson.RedissonFencedLocks;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;

@@ -17,12 +17,12 @@ import io.fencing.FencingToken;
 import io.fencing.LockBusyException;
 import io.fencing.OnBusy;
 import io.fencing.StaleWriterException;
+import io.fencing.activity.TaskActivities;
+import io.fencing.activity.TaskActivity;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.lock.FencedTaskRunner;
-import io.fencing.lock.RunOutcome;
-import io.fencing.lock.TaskActivity;
+import io.fencing.run.RunOutcome;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
@@ -161,7 +161,7 @@ class InMemoryFencedLocksTests {
 					validity.add(FencingContext.isLeaseValid());
 				})).isTrue();
 			assertThat(validity).containsExactly(true, true);
-			TaskActivity activity = context.getBean(FencedTaskRunner.class).activities().task("waited");
+			TaskActivity activity = context.getBean(TaskActivities.class).task("waited");
 			assertThat(activity.overruns()).isZero();
 			assertThat(activity.locksLost()).isZero();
 		});
@@ -179,7 +179,7 @@ class InMemoryFencedLocksTests {
 				.withMessageContaining("token 2 is older than accepted token 3");
 			assertThat(jdbc.queryForMap("SELECT quantity, last_token FROM stock WHERE sku = 'A-1'"))
 				.isEqualTo(Map.of("QUANTITY", 8, "LAST_TOKEN", 3L));
-			assertThat(context.getBean(FencedTaskRunner.class).activities().task("stock").lastToken())
+			assertThat(context.getBean(TaskActivities.class).task("stock").lastToken())
 				.as("the newer owner's, taken after the paused one's")
 				.satisfies((last) -> assertThat(last.token().value()).isEqualTo(3));
 		});
@@ -198,7 +198,7 @@ class InMemoryFencedLocksTests {
 			finally {
 				Thread.interrupted();
 			}
-			assertThat(context.getBean(FencedTaskRunner.class).activities().task("interrupted").runs())
+			assertThat(context.getBean(TaskActivities.class).task("interrupted").runs())
 				.containsEntry(RunOutcome.INTERRUPTED, 1L)
 				.containsEntry(RunOutcome.RAN, 0L);
 		});

@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.token.redis;
 
 import java.time.Instant;
 import java.util.List;
@@ -10,6 +10,8 @@ import java.util.function.Supplier;
 
 import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
+import io.fencing.lock.FencedLocks;
+import io.fencing.lock.HeldLock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -18,9 +20,10 @@ import org.apache.commons.logging.LogFactory;
  * before a run whose counter may be new or lost, and repaired after a run the storage
  * refused because the counter was behind it.
  */
-final class TokenCounters {
+public final class TokenCounters {
 
-	private static final Log logger = LogFactory.getLog(FencedTaskRunner.class);
+	/** Logged under the runner's name, where the runs are logged. */
+	private static final Log logger = LogFactory.getLog("io.fencing.run.FencedTaskRunner");
 
 	/**
 	 * Bounds the bookkeeping when lock names are per entity; a cleared entry costs one
@@ -42,7 +45,7 @@ final class TokenCounters {
 	/** Replaced whole, so that a reader sees a count with its own last repair. */
 	private volatile CounterRepairs repairs = new CounterRepairs(0, null);
 
-	TokenCounters(FencedLocks locks, Supplier<List<AcceptedTokens>> acceptedTokens, RepairListener repaired) {
+	public TokenCounters(FencedLocks locks, Supplier<List<AcceptedTokens>> acceptedTokens, RepairListener repaired) {
 		this.locks = locks;
 		this.acceptedTokens = acceptedTokens;
 		this.repaired = repaired;
@@ -59,7 +62,7 @@ final class TokenCounters {
 	 * remembered, so this costs one Redis call per lock name and process.
 	 * @return the acquisition, with a new token when the counter was raised
 	 */
-	HeldLock aboveEveryStoredToken(HeldLock held) {
+	public HeldLock aboveEveryStoredToken(HeldLock held) {
 		String lockName = held.token().lockName();
 		boolean missing = held.token().value() == 1;
 		// A counter this process saw checked, now missing: Redis lost it.
@@ -116,7 +119,7 @@ final class TokenCounters {
 	 * everywhere. Raising never weakens the fence.
 	 * @param refusedBy the newest token that refused this run's writes
 	 */
-	void repairAfterRefusal(HeldLock held, long refusedBy) {
+	public void repairAfterRefusal(HeldLock held, long refusedBy) {
 		if (refusedBy <= held.token().value()) {
 			return;
 		}
@@ -144,7 +147,7 @@ final class TokenCounters {
 	}
 
 	/** The counters found lost and raised since this process started. */
-	CounterRepairs repairs() {
+	public CounterRepairs repairs() {
 		return this.repairs;
 	}
 
@@ -158,7 +161,7 @@ final class TokenCounters {
 
 	/** Told of every counter found lost and raised. */
 	@FunctionalInterface
-	interface RepairListener {
+	public interface RepairListener {
 
 		void repaired(String lockName, long behind, long raisedTo);
 

@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.task;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -9,7 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import io.fencing.FencedTask;
-import io.fencing.lock.FencedTaskMethod.ReturnKind;
+import io.fencing.aop.FencedTaskAdvisor;
+import io.fencing.task.FencedTaskMethod.ReturnKind;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.run;
 
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -10,11 +10,11 @@ import io.fencing.FencingToken;
 import io.fencing.LockBusyException;
 import io.fencing.LockUnavailableException;
 import io.fencing.StaleWriterException;
-import io.fencing.context.TokenBindings;
 import io.fencing.context.TokenBindings.Acquisition;
 import io.fencing.context.TokenBindings.Binding;
-import io.fencing.observation.FencedTaskObservationContext;
-import io.micrometer.observation.Observation;
+import io.fencing.context.TokenBindings;
+import io.fencing.lock.HeldLock;
+import io.fencing.task.TaskDefinition;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,9 +29,7 @@ public final class TaskRun {
 
 	private final TaskDefinition task;
 
-	private final Observation observation;
-
-	private final TaskActivity activity;
+	private final RunLifecycle lifecycle;
 
 	/** {@code null} when this run reuses its thread's acquisition of the same lock. */
 	private final @Nullable HeldLock held;
@@ -46,12 +44,11 @@ public final class TaskRun {
 	 */
 	private final CompletableFuture<CompletableFuture<?>> releaseSent = new CompletableFuture<>();
 
-	TaskRun(FencedTaskRunner runner, TaskDefinition task, Observation observation, TaskActivity activity,
-			@Nullable HeldLock held, Acquisition acquisition) {
+	TaskRun(FencedTaskRunner runner, TaskDefinition task, RunLifecycle lifecycle, @Nullable HeldLock held,
+			Acquisition acquisition) {
 		this.runner = runner;
 		this.task = task;
-		this.observation = observation;
-		this.activity = activity;
+		this.lifecycle = lifecycle;
 		this.held = held;
 		this.acquisition = acquisition;
 	}
@@ -60,11 +57,11 @@ public final class TaskRun {
 		return this.acquisition.token();
 	}
 
-	String description() {
+	public String description() {
 		return this.task.description() + " with token " + this.acquisition.token().value();
 	}
 
-	boolean hasFinished() {
+	public boolean hasFinished() {
 		return this.finished.get();
 	}
 
@@ -79,7 +76,7 @@ public final class TaskRun {
 	 */
 	public <T> @Nullable T proceed(Body<T> body) throws Throwable {
 		Binding previous = TokenBindings.bind(this.acquisition);
-		try (Observation.Scope scope = this.observation.openScope()) {
+		try (RunObserver.BodyScope scope = this.lifecycle.bodyStarting()) {
 			return body.run(this.acquisition.token());
 		}
 		finally {
@@ -99,7 +96,7 @@ public final class TaskRun {
 	/**
 	 * Ends the run once its work has ended, successfully or with {@code failure}: its
 	 * bindings stop counting, a counter found behind the storage is repaired, the release
-	 * is sent (by its owner id, from any thread) and the observation stops. Later calls
+	 * is sent (by its owner id, from any thread) and the listeners are told. Later calls
 	 * end nothing more; they return once the first has sent the release.
 	 * @return completes once Redis has answered the release; in this process the lock is
 	 * free already, also when another thread finished the run first
@@ -119,19 +116,13 @@ public final class TaskRun {
 				return released;
 			}
 			this.acquisition.end();
-			released = this.runner.end(this.held, this.acquisition, this.task, this.activity);
+			released = this.runner.end(this.held, this.acquisition, this.lifecycle);
 			return released;
 		}
 		finally {
 			this.releaseSent.complete(released);
 			this.runner.finished(this);
-			RunOutcome outcome = (cause != null) ? outcomeOf(cause) : RunOutcome.RAN;
-			this.activity.ended(outcome);
-			setOutcome(this.observation, outcome);
-			if (cause != null) {
-				this.observation.error(cause);
-			}
-			this.observation.stop();
+			this.lifecycle.ended((cause != null) ? outcomeOf(cause) : RunOutcome.RAN, cause);
 		}
 	}
 
@@ -144,13 +135,6 @@ public final class TaskRun {
 	 */
 	public CompletableFuture<Void> finishAsync(@Nullable Throwable failure) {
 		return CompletableFuture.runAsync(() -> finish(failure).join(), this.runner.releases());
-	}
-
-	/** Records how the run ended, unless the observation is a no-op. */
-	static void setOutcome(Observation observation, RunOutcome outcome) {
-		if (observation.getContext() instanceof FencedTaskObservationContext context) {
-			context.setOutcome(outcome.value());
-		}
 	}
 
 	static RunOutcome outcomeOf(Throwable ex) {

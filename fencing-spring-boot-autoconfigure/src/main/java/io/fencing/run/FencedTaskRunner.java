@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.run;
 
 import java.time.Duration;
 import java.util.List;
@@ -16,24 +16,21 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
-import io.fencing.FencingEvent;
-import io.fencing.LeaseLostEvent;
 import io.fencing.LockBusyException;
 import io.fencing.LockUnavailableException;
 import io.fencing.OnBusy;
-import io.fencing.TokenCounterRepairedEvent;
-import io.fencing.context.TokenBindings;
 import io.fencing.context.TokenBindings.Acquisition;
 import io.fencing.context.TokenBindings.Binding;
-import io.fencing.event.FencingEventPublisher;
-import io.fencing.observation.DefaultFencedTaskObservationConvention;
-import io.fencing.observation.FencedTaskObservationContext;
-import io.fencing.observation.FencedTaskObservationConvention;
-import io.fencing.observation.FencedTaskObservationDocumentation;
+import io.fencing.context.TokenBindings;
+import io.fencing.lock.FencedLocks;
+import io.fencing.lock.HeldLock;
+import io.fencing.task.TaskDefinition;
 import io.fencing.token.TokenSource;
-import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationRegistry;
+import io.fencing.token.redis.AcceptedTokens;
+import io.fencing.token.redis.CounterRepairs;
+import io.fencing.token.redis.TokenCounters;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -43,9 +40,10 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 /**
  * Runs fenced tasks, whatever their form ({@code @FencedTask} methods, blocking or
  * asynchronous, and {@link io.fencing.FencedTasks}): {@link #start} acquires the lock (or
- * reuses this thread's acquisition of it), checks its token counter and starts the
- * observation; the returned {@link TaskRun} binds the token around the body and, once the
- * work has ended, releases the lock.
+ * reuses this thread's acquisition of it) and takes its token; the returned
+ * {@link TaskRun} binds the token around the body and, once the work has ended, releases
+ * the lock. What each run does is told to the {@link RunListener}s (activity,
+ * observation, events, log), which the runner does not otherwise know.
  */
 public class FencedTaskRunner implements AutoCloseable {
 
@@ -60,8 +58,6 @@ public class FencedTaskRunner implements AutoCloseable {
 	/** How long {@link #close} lets asynchronous work that has ended finish. */
 	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
-	private static final DefaultFencedTaskObservationConvention DEFAULT_CONVENTION = new DefaultFencedTaskObservationConvention();
-
 	private final FencedLocks locks;
 
 	private final TokenCounters counters;
@@ -72,23 +68,13 @@ public class FencedTaskRunner implements AutoCloseable {
 	 */
 	private final @Nullable TokenSource tokenSource;
 
-	private final BusySkips busySkips = new BusySkips();
-
-	private final ObservationRegistry observations;
-
-	private final @Nullable FencedTaskObservationConvention convention;
-
-	private final FencingEventPublisher events;
-
-	private final TaskActivities activities = new TaskActivities();
+	private final List<RunListener> listeners;
 
 	/**
 	 * Runs whose work is asynchronous and has not ended, each with what cancels its work:
 	 * at {@link #close} they are waited for, then ended.
 	 */
 	private final Map<TaskRun, Runnable> asynchronousRuns = new ConcurrentHashMap<>();
-
-	private volatile boolean closed;
 
 	private final CustomizableThreadFactory releaseThreads = daemon(new CustomizableThreadFactory("fencing-release-"));
 
@@ -105,20 +91,17 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * lock, or {@code null} for the locks' own tokens
 	 * @param acceptedTokens the tokens accepted by the guarded tables, read to repair a
 	 * token counter that Redis lost (without a token source)
-	 * @param convention replaces the default observation convention, when not
-	 * {@code null}
-	 * @param events where lost leases and repaired counters are published
+	 * @param listeners told of every run, in this order, after the runner's own log
 	 */
 	public FencedTaskRunner(FencedLocks locks, @Nullable TokenSource tokenSource,
-			Supplier<List<AcceptedTokens>> acceptedTokens, ObservationRegistry observations,
-			@Nullable FencedTaskObservationConvention convention, FencingEventPublisher events) {
+			Supplier<List<AcceptedTokens>> acceptedTokens, List<? extends RunListener> listeners) {
 		this.locks = locks;
 		this.tokenSource = tokenSource;
-		this.counters = new TokenCounters(locks, acceptedTokens, (lockName, behind,
-				raisedTo) -> publishLater(new TokenCounterRepairedEvent(this, lockName, behind, raisedTo)));
-		this.events = events;
-		this.observations = observations;
-		this.convention = convention;
+		this.listeners = Stream.concat(Stream.of(new RunLog()), listeners.stream())
+			.map(RunListener.class::cast)
+			.toList();
+		this.counters = new TokenCounters(locks, acceptedTokens, (lockName, behind, raisedTo) -> this.listeners
+			.forEach((listener) -> listener.counterRepaired(lockName, behind, raisedTo)));
 	}
 
 	private static CustomizableThreadFactory daemon(CustomizableThreadFactory factory) {
@@ -131,23 +114,11 @@ public class FencedTaskRunner implements AutoCloseable {
 	}
 
 	/**
-	 * What each task has done since startup; the refused writes are recorded once it is a
-	 * listener of the application context.
-	 */
-	public TaskActivities activities() {
-		return this.activities;
-	}
-
-	/**
 	 * Where the tokens come from, for the startup log, the endpoint and health: the token
 	 * source, or the locks themselves.
 	 */
 	public String tokenOrigin() {
-		if (this.tokenSource != null) {
-			return this.tokenSource.description();
-		}
-		return (this.locks instanceof RedissonFencedLocks)
-				? "Redis (Redisson's counter per lock name, fencing.token-source=redis)" : "the lock provider";
+		return (this.tokenSource != null) ? this.tokenSource.description() : this.locks.tokenOrigin();
 	}
 
 	/** The token counters this process found lost and raised since it started. */
@@ -160,7 +131,7 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * reuse that run's acquisition and outlive it. The refusal is a failed run.
 	 * @throws IllegalStateException when this thread holds the task's lock
 	 */
-	void refuseInsideItsOwnLock(TaskDefinition task) {
+	public void refuseInsideItsOwnLock(TaskDefinition task) {
 		if (TokenBindings.findOwn(task.lockName()) != null) {
 			throw failedBeforeStart(task, new IllegalStateException(task.description() + " returns asynchronous work "
 					+ "and was called inside a run that holds lock '" + task.lockName() + "' on this thread: the work "
@@ -174,33 +145,9 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * fails.
 	 * @return {@code failure}, to be thrown
 	 */
-	RuntimeException failedBeforeStart(TaskDefinition task, RuntimeException failure) {
-		endedWith(RunOutcome.FAILED, failure, observe(task), this.activities.activityOf(task));
+	public RuntimeException failedBeforeStart(TaskDefinition task, RuntimeException failure) {
+		RunLifecycle.started(task, this.listeners).ended(RunOutcome.FAILED, failure);
 		return failure;
-	}
-
-	/** A run that did not get to its body: counted and observed with its error. */
-	private static void endedWith(RunOutcome outcome, Throwable failure, Observation observation,
-			TaskActivity activity) {
-		activity.ended(outcome);
-		TaskRun.setOutcome(observation, outcome);
-		observation.error(failure);
-		observation.stop();
-	}
-
-	/** Without a registry the observation is a no-op and its context is never made. */
-	private Observation observe(TaskDefinition task) {
-		return FencedTaskObservationDocumentation.TASK_RUN
-			.observation(this.convention, DEFAULT_CONVENTION,
-					() -> new FencedTaskObservationContext(task.taskName(), task.lockName()), this.observations)
-			.start();
-	}
-
-	/**
-	 * The reason {@code lockName} is not a usable lock name, or {@code null} when it is.
-	 */
-	public static @Nullable String lockNameProblem(@Nullable String lockName) {
-		return LockNames.problem(lockName);
 	}
 
 	/**
@@ -236,13 +183,9 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * confirmed by Redis, or Redis failed
 	 */
 	public @Nullable TaskRun start(TaskDefinition task) {
-		Observation observation = observe(task);
-		TaskActivity activity = this.activities.activityOf(task);
-		if (task.sources().programmatic()) {
-			activity.startedProgrammatically(task);
-		}
+		RunLifecycle lifecycle = RunLifecycle.started(task, this.listeners);
 		try {
-			TaskRun reused = reuseOwnAcquisition(task, observation, activity);
+			TaskRun reused = reuseOwnAcquisition(task, lifecycle);
 			if (reused != null) {
 				return reused;
 			}
@@ -252,12 +195,12 @@ public class FencedTaskRunner implements AutoCloseable {
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				return interrupted(task, observation, activity);
+				return interrupted(task, lifecycle);
 			}
-			return acquired(task, observation, activity, held);
+			return acquired(task, lifecycle, held);
 		}
 		catch (RuntimeException | Error ex) {
-			endedWith(TaskRun.outcomeOf(ex), ex, observation, activity);
+			lifecycle.ended(TaskRun.outcomeOf(ex), ex);
 			throw ex;
 		}
 	}
@@ -270,22 +213,18 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * {@link #start} throws; cancelling it stops the wait, and a lock acquired after is
 	 * given back
 	 */
-	CompletableFuture<@Nullable TaskRun> startAsync(TaskDefinition task, Executor afterAcquiring) {
-		Observation observation = observe(task);
-		TaskActivity activity = this.activities.activityOf(task);
-		if (task.sources().programmatic()) {
-			activity.startedProgrammatically(task);
-		}
+	public CompletableFuture<@Nullable TaskRun> startAsync(TaskDefinition task, Executor afterAcquiring) {
+		RunLifecycle lifecycle = RunLifecycle.started(task, this.listeners);
 		CompletableFuture<@Nullable HeldLock> acquiring;
 		try {
-			TaskRun reused = reuseOwnAcquisition(task, observation, activity);
+			TaskRun reused = reuseOwnAcquisition(task, lifecycle);
 			if (reused != null) {
 				return CompletableFuture.completedFuture(reused);
 			}
 			acquiring = this.locks.tryAcquireAsync(task.lockName(), task.waitTime(), task.leaseTime());
 		}
 		catch (RuntimeException | Error ex) {
-			endedWith(TaskRun.outcomeOf(ex), ex, observation, activity);
+			lifecycle.ended(TaskRun.outcomeOf(ex), ex);
 			return CompletableFuture.failedFuture(ex);
 		}
 		CompletableFuture<@Nullable TaskRun> started = new CompletableFuture<>();
@@ -299,32 +238,30 @@ public class FencedTaskRunner implements AutoCloseable {
 				if (held != null) {
 					this.locks.release(held);
 				}
-				endedWith(RunOutcome.CANCELLED,
-						new CancellationException("Cancelled while waiting for lock '" + task.lockName() + "'"),
-						observation, activity);
+				lifecycle.ended(RunOutcome.CANCELLED,
+						new CancellationException("Cancelled while waiting for lock '" + task.lockName() + "'"));
 				return;
 			}
 			try {
-				TaskRun run = (failure != null) ? notAcquiredAfter(failure, task, observation, activity)
-						: acquired(task, observation, activity, held);
+				TaskRun run = (failure != null) ? notAcquiredAfter(failure, task, lifecycle)
+						: acquired(task, lifecycle, held);
 				if (!started.complete(run) && run != null) {
 					run.finish(new CancellationException("Cancelled while acquiring lock '" + task.lockName() + "'"));
 				}
 			}
 			catch (RuntimeException | Error ex) {
-				endedWith(TaskRun.outcomeOf(ex), ex, observation, activity);
+				lifecycle.ended(TaskRun.outcomeOf(ex), ex);
 				started.completeExceptionally(ex);
 			}
 		}, afterAcquiring);
 		return started;
 	}
 
-	private @Nullable TaskRun notAcquiredAfter(Throwable failure, TaskDefinition task, Observation observation,
-			TaskActivity activity) {
+	private @Nullable TaskRun notAcquiredAfter(Throwable failure, TaskDefinition task, RunLifecycle lifecycle) {
 		Throwable cause = (failure instanceof CompletionException completion && completion.getCause() != null)
 				? completion.getCause() : failure;
 		if (cause instanceof InterruptedException) {
-			return interrupted(task, observation, activity);
+			return interrupted(task, lifecycle);
 		}
 		if (cause instanceof RuntimeException ex) {
 			throw ex;
@@ -339,7 +276,7 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * A run on this thread's live acquisition of the task's lock, once Redis confirms it
 	 * still holds it, or {@code null} when there is none.
 	 */
-	private @Nullable TaskRun reuseOwnAcquisition(TaskDefinition task, Observation observation, TaskActivity activity) {
+	private @Nullable TaskRun reuseOwnAcquisition(TaskDefinition task, RunLifecycle lifecycle) {
 		Binding outer = TokenBindings.findOwn(task.lockName());
 		if (outer == null || !outer.acquisition().isHeld()) {
 			return null;
@@ -352,29 +289,24 @@ public class FencedTaskRunner implements AutoCloseable {
 					+ outer.token().value() + " (Redis lost it, another owner took it, or Redis did not answer); "
 					+ task.description() + " did not run on that lost acquisition");
 		}
-		activity.acquired(outer.token());
-		return new TaskRun(this, task, observation, activity, null, outer.acquisition());
+		lifecycle.acquired(outer.token());
+		return new TaskRun(this, task, lifecycle, null, outer.acquisition());
 	}
 
-	private static @Nullable TaskRun interrupted(TaskDefinition task, Observation observation, TaskActivity activity) {
-		return notAcquired(task, observation, activity,
+	private static @Nullable TaskRun interrupted(TaskDefinition task, RunLifecycle lifecycle) {
+		return notAcquired(task, lifecycle,
 				"the thread was interrupted while waiting for lock '" + task.lockName() + "'", true);
 	}
 
 	/** The run of an acquisition, or what a busy lock does when it stayed busy. */
-	private @Nullable TaskRun acquired(TaskDefinition task, Observation observation, TaskActivity activity,
-			@Nullable HeldLock acquiredLock) {
+	private @Nullable TaskRun acquired(TaskDefinition task, RunLifecycle lifecycle, @Nullable HeldLock acquiredLock) {
 		HeldLock held = acquiredLock;
 		if (held == null) {
-			if (task.onBusy() == OnBusy.SKIP) {
-				this.busySkips.skipped(task);
-			}
-			return notAcquired(task, observation, activity,
+			return notAcquired(task, lifecycle,
 					"lock '" + task.lockName() + "' is held by another owner"
 							+ (task.waitTime().isZero() ? "" : " after waiting " + task.waitTime().toMillis() + " ms"),
 					false);
 		}
-		this.busySkips.acquired(task.lockName());
 		// Whatever fails once the lock is taken gives it back.
 		try {
 			if (this.tokenSource != null) {
@@ -385,14 +317,14 @@ public class FencedTaskRunner implements AutoCloseable {
 				held = this.counters.aboveEveryStoredToken(held);
 			}
 			// Before the hook, where a test kit's newer (later) owner may run.
-			activity.acquired(held.token());
+			lifecycle.acquired(held.token());
 			this.locks.beforeBody(held);
 			Duration lease = held.leaseTime();
 			HeldLock checked = held;
 			Acquisition acquisition = new Acquisition(held.token(),
 					held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null,
 					() -> this.locks.isHeld(checked), task.taskName());
-			return new TaskRun(this, task, observation, activity, held, acquisition);
+			return new TaskRun(this, task, lifecycle, held, acquisition);
 		}
 		catch (RuntimeException | Error ex) {
 			this.locks.release(held);
@@ -424,8 +356,8 @@ public class FencedTaskRunner implements AutoCloseable {
 		}
 	}
 
-	private static @Nullable TaskRun notAcquired(TaskDefinition task, Observation observation, TaskActivity activity,
-			String why, boolean interrupted) {
+	private static @Nullable TaskRun notAcquired(TaskDefinition task, RunLifecycle lifecycle, String why,
+			boolean interrupted) {
 		if (task.onBusy() == OnBusy.FAIL) {
 			String message = Character.toUpperCase(why.charAt(0)) + why.substring(1) + "; " + task.description()
 					+ " did not run (on-busy = fail)";
@@ -435,10 +367,7 @@ public class FencedTaskRunner implements AutoCloseable {
 		if (logger.isDebugEnabled()) {
 			logger.debug("Skipped " + task.description() + ": " + why);
 		}
-		RunOutcome outcome = interrupted ? RunOutcome.INTERRUPTED : RunOutcome.SKIPPED;
-		activity.ended(outcome);
-		TaskRun.setOutcome(observation, outcome);
-		observation.stop();
+		lifecycle.ended(interrupted ? RunOutcome.INTERRUPTED : RunOutcome.SKIPPED, null);
 		return null;
 	}
 
@@ -447,7 +376,7 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * can end it before the lock provider closes.
 	 * @param cancelWork cancels the run's work, if it can be
 	 */
-	void runsAsynchronously(TaskRun run, Runnable cancelWork) {
+	public void runsAsynchronously(TaskRun run, Runnable cancelWork) {
 		this.asynchronousRuns.put(run, cancelWork);
 		if (run.hasFinished()) {
 			this.asynchronousRuns.remove(run);
@@ -461,11 +390,11 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	/**
 	 * After the work has ended: repairs a lock's counter the storage found behind it (its
-	 * tokens only; a token source's never fall behind), then sends the release, warning
-	 * once it is answered when the lease was overrun or the lock lost.
+	 * tokens only; a token source's never fall behind), then sends the release, telling
+	 * the listeners once it is answered when the lease was overrun or the lock lost.
 	 * @return completes once Redis has answered the release
 	 */
-	CompletableFuture<Boolean> end(HeldLock held, Acquisition acquisition, TaskDefinition task, TaskActivity activity) {
+	CompletableFuture<Boolean> end(HeldLock held, Acquisition acquisition, RunLifecycle lifecycle) {
 		if (this.tokenSource == null) {
 			this.counters.repairAfterRefusal(held, acquisition.newestRefusingToken());
 		}
@@ -474,40 +403,9 @@ public class FencedTaskRunner implements AutoCloseable {
 		boolean overran = (lease != null) && ranNanos > lease.toNanos();
 		return this.locks.release(held, (released) -> {
 			if (overran || !released) {
-				Duration ran = Duration.ofNanos(ranNanos);
-				warnLeaseLost(held, task, ran, overran);
-				activity.leaseLost(held.token(), held.leaseTime(), ran, overran);
-				publishLater(
-						new LeaseLostEvent(this, task.description(), held.token(), held.leaseTime(), ran, overran));
+				lifecycle.leaseLost(held.token(), lease, Duration.ofNanos(ranNanos), overran);
 			}
 		});
-	}
-
-	/**
-	 * Publishes on a release thread: never on Redisson's event loop, nor on a task's
-	 * thread while it holds its lock, since listeners may be slow. Nothing is published
-	 * once the runner is closed: the context is going away.
-	 */
-	private void publishLater(FencingEvent event) {
-		if (!this.closed) {
-			this.releases.execute(() -> this.events.publish(event));
-		}
-	}
-
-	private static void warnLeaseLost(HeldLock held, TaskDefinition task, Duration ran, boolean overran) {
-		String run = task.description() + " with token " + held.token().value() + " ran " + ran.toMillis() + " ms";
-		String consequence = "another owner may have taken lock '" + held.token().lockName() + "', and the rows it "
-				+ "has written since refuse this run's guarded writes.";
-		Duration lease = held.leaseTime();
-		if (lease != null && overran) {
-			logger.warn(run + ", past its " + lease.toMillis() + " ms lease: " + consequence
-					+ " The lock is left to its current owner; raise the lease or shorten the task.");
-		}
-		else {
-			logger.warn(run + " and found lock '" + held.token().lockName() + "' no longer its own before its lease "
-					+ "ended: Redis lost it (a restart, FLUSHALL or failover), the watchdog could not renew it, or it "
-					+ "was unlocked by force; " + consequence);
-		}
 	}
 
 	/**
@@ -518,7 +416,6 @@ public class FencedTaskRunner implements AutoCloseable {
 	 */
 	@Override
 	public void close() throws InterruptedException {
-		this.closed = true;
 		long deadline = System.nanoTime() + CLOSE_TIMEOUT.toNanos();
 		endAsynchronousRuns(deadline);
 		this.releases.shutdown();

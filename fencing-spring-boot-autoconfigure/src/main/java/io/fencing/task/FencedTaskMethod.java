@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.task;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -18,7 +18,7 @@ import org.springframework.util.ClassUtils;
 /**
  * A {@link io.fencing.FencedTask} method with its settings resolved and validated once.
  */
-final class FencedTaskMethod {
+public final class FencedTaskMethod {
 
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			FencedTaskMethod.class.getClassLoader());
@@ -60,18 +60,18 @@ final class FencedTaskMethod {
 	}
 
 	/** {@code @FencedTask("name") on Type.method()}, for messages. */
-	String description() {
+	public String description() {
 		return this.description;
 	}
 
-	ReturnKind returnKind() {
+	public ReturnKind returnKind() {
 		return this.returnKind;
 	}
 
 	/**
 	 * This method's task for one call, with its lock name resolved from the arguments.
 	 */
-	TaskDefinition definition(Object[] arguments, @Nullable Object target) {
+	public TaskDefinition definition(Object[] arguments, @Nullable Object target) {
 		if (this.fixedTask != null) {
 			return this.fixedTask;
 		}
@@ -83,18 +83,18 @@ final class FencedTaskMethod {
 	 * This method's task as declared: its lock name before SpEL, and its settings with
 	 * their sources.
 	 */
-	TaskDefinition declaration() {
+	public TaskDefinition declaration() {
 		return (this.fixedTask != null) ? this.fixedTask : new TaskDefinition(this.name, this.name, this.description,
 				this.leaseTime, this.waitTime, this.onBusy, this.sources);
 	}
 
 	/** What the method returns when its run is skipped. */
-	@Nullable Object skippedResult() {
+	public @Nullable Object skippedResult() {
 		return (this.returnKind == ReturnKind.OPTIONAL) ? Optional.empty() : null;
 	}
 
 	/** How a method's work ends, and so when its lock is released. */
-	enum ReturnKind {
+	public enum ReturnKind {
 
 		/** When the method returns. */
 		VALUE,

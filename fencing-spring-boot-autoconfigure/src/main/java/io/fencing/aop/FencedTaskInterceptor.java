@@ -1,7 +1,11 @@
-package io.fencing.lock;
+package io.fencing.aop;
 
 import java.util.function.Supplier;
 
+import io.fencing.run.FencedTaskRunner;
+import io.fencing.task.FencedTaskMethod;
+import io.fencing.task.FencedTaskResolver;
+import io.fencing.task.TaskDefinition;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;

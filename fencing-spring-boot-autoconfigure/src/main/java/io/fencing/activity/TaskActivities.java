@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.activity;
 
 import java.util.Map;
 import java.util.TreeMap;
@@ -6,6 +6,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.fencing.StaleWriteRefusedEvent;
+import io.fencing.run.RunListener;
+import io.fencing.run.RunObserver;
+import io.fencing.task.TaskDefinition;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationListener;
@@ -18,10 +21,11 @@ import org.springframework.core.Ordered;
  * with {@code observedAs}) are kept together as {@linkplain #otherTasks() other tasks};
  * {@code @FencedTask} names, fixed in code, always have their own.
  * <p>
- * Listens for refused writes first of all listeners, so that a listener that throws
- * cannot keep one from being counted.
+ * Listens to every run (its outcome, its token, a lost lease), and for refused writes
+ * first of all listeners, so that a listener that throws cannot keep one from being
+ * counted.
  */
-public final class TaskActivities implements ApplicationListener<StaleWriteRefusedEvent>, Ordered {
+public final class TaskActivities implements RunListener, ApplicationListener<StaleWriteRefusedEvent>, Ordered {
 
 	/** How many programmatic task names are kept apart. */
 	public static final int MAX_PROGRAMMATIC_TASK_NAMES = 1000;
@@ -37,8 +41,18 @@ public final class TaskActivities implements ApplicationListener<StaleWriteRefus
 
 	private volatile TaskActivity.@Nullable Refusal lastRefusal;
 
+	/** A run is recorded in its task's activity. */
+	@Override
+	public RunObserver runStarted(TaskDefinition task) {
+		TaskActivity activity = activityOf(task);
+		if (task.sources().programmatic()) {
+			activity.startedProgrammatically(task);
+		}
+		return activity;
+	}
+
 	/** The activity that {@code task}'s runs are recorded in. */
-	TaskActivity activityOf(TaskDefinition task) {
+	private TaskActivity activityOf(TaskDefinition task) {
 		TaskActivity activity = this.tasks.get(task.taskName());
 		if (activity != null) {
 			return activity;

@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.aop;
 
 import io.fencing.FencedTask;
 import org.aopalliance.aop.Advice;

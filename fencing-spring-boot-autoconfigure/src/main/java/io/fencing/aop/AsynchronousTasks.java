@@ -1,9 +1,12 @@
-package io.fencing.lock;
+package io.fencing.aop;
 
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import io.fencing.run.FencedTaskRunner;
+import io.fencing.run.TaskRun;
+import io.fencing.task.TaskDefinition;
 import org.jspecify.annotations.Nullable;
 
 /**

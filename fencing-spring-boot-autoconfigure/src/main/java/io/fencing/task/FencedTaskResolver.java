@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.task;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -65,7 +65,7 @@ public class FencedTaskResolver {
 	 * The resolved task of {@code method} invoked on {@code targetClass}.
 	 * @throws IllegalStateException when the annotation cannot be honoured
 	 */
-	FencedTaskMethod get(Method method, @Nullable Class<?> targetClass) {
+	public FencedTaskMethod get(Method method, @Nullable Class<?> targetClass) {
 		return this.methods.computeIfAbsent(new MethodClassKey(method, targetClass),
 				(key) -> resolve(method, targetClass));
 	}

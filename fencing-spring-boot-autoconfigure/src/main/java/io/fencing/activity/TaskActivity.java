@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.activity;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -9,6 +9,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 import io.fencing.FencingToken;
 import io.fencing.StaleWriteRefusedEvent;
+import io.fencing.run.RunObserver;
+import io.fencing.run.RunOutcome;
+import io.fencing.task.TaskDefinition;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * observed as) has done since startup. Recording is a few counter increments and
  * reference writes per run; reading is for the endpoint.
  */
-public final class TaskActivity {
+public final class TaskActivity implements RunObserver {
 
 	private static final RunOutcome[] OUTCOMES = RunOutcome.values();
 
@@ -40,7 +43,8 @@ public final class TaskActivity {
 	}
 
 	/** A run took its lock (or reused this thread's acquisition of it). */
-	void acquired(FencingToken token) {
+	@Override
+	public void acquired(TaskDefinition task, FencingToken token) {
 		this.lastToken = new TokenUse(token, System.currentTimeMillis());
 	}
 
@@ -50,15 +54,18 @@ public final class TaskActivity {
 	}
 
 	/** A run ended, or did not start, with {@code outcome}. */
-	void ended(RunOutcome outcome) {
+	@Override
+	public void ended(TaskDefinition task, RunOutcome outcome, @Nullable Throwable failure) {
 		this.runs.incrementAndGet(outcome.ordinal());
 	}
 
 	/** A run outlived its fixed lease, or found its lock gone when it released it. */
-	void leaseLost(FencingToken token, @Nullable Duration leaseTime, Duration ran, boolean overrun) {
-		(overrun ? this.overruns : this.locksLost).incrementAndGet();
+	@Override
+	public void leaseLost(TaskDefinition task, FencingToken token, @Nullable Duration leaseTime, Duration ran,
+			boolean overran) {
+		(overran ? this.overruns : this.locksLost).incrementAndGet();
 		this.lastLeaseLoss = new LeaseLoss(Instant.ofEpochMilli(System.currentTimeMillis()), token.lockName(),
-				token.value(), leaseTime, Duration.ofMillis(ran.toMillis()), overrun);
+				token.value(), leaseTime, Duration.ofMillis(ran.toMillis()), overran);
 	}
 
 	void refused(Refusal refusal) {

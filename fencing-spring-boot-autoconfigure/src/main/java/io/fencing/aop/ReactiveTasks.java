@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.aop;
 
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -8,6 +8,9 @@ import java.util.concurrent.Executor;
 
 import io.fencing.FencingToken;
 import io.fencing.context.TokenBindings;
+import io.fencing.run.FencedTaskRunner;
+import io.fencing.run.TaskRun;
+import io.fencing.task.TaskDefinition;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;

@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.task;
 
 /**
  * Where each of a task's settings came from, as a property or attribute name: for example

@@ -1,8 +1,8 @@
-package io.fencing.lock;
+package io.fencing.lock.redisson;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -23,6 +23,8 @@ import java.util.function.Consumer;
 
 import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
+import io.fencing.lock.FencedLocks;
+import io.fencing.lock.HeldLock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -184,6 +186,11 @@ public class RedissonFencedLocks implements FencedLocks {
 	@Override
 	public boolean issuesTokens() {
 		return this.tokensInRedis;
+	}
+
+	@Override
+	public String tokenOrigin() {
+		return "Redis (Redisson's counter per lock name, fencing.token-source=redis)";
 	}
 
 	/**

@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.task;
 
 import java.time.Duration;
 import java.util.function.UnaryOperator;

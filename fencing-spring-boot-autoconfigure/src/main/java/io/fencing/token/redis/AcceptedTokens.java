@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.token.redis;
 
 import java.util.OptionalLong;
 

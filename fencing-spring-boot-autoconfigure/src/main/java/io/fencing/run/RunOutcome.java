@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.run;
 
 import java.util.Locale;
 

@@ -1,4 +1,4 @@
-package io.fencing.lock;
+package io.fencing.task;
 
 import org.jspecify.annotations.Nullable;
 
@@ -9,13 +9,13 @@ import org.jspecify.annotations.Nullable;
  * lock and its counter must land in the same slot, so a name is refused when the two keys
  * would be hashed by different parts.
  */
-final class LockNames {
+public final class LockNames {
 
 	private LockNames() {
 	}
 
 	/** The reason {@code name} is not a usable lock name, or {@code null} when it is. */
-	static @Nullable String problem(@Nullable String name) {
+	public static @Nullable String problem(@Nullable String name) {
 		if (name == null || name.isBlank()) {
 			return "the lock name is blank";
 		}

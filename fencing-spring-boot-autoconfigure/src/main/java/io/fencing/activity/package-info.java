@@ -1,0 +1,8 @@
+/**
+ * What each task has done since startup, for the {@code fencing} endpoint: a listener of
+ * runs.
+ */
+@NullMarked
+package io.fencing.activity;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,32 @@
+package io.fencing.run;
+
+import io.fencing.task.TaskDefinition;
+
+/**
+ * Listens to the lifecycle of every fenced run: what a task has done (the endpoint's
+ * activity), its observation, its events and its log listen here, rather than being
+ * called from the runner. Every {@code RunListener} bean is told, in order, on the thread
+ * where the run is at: the task's, or the Redis client's once a release is answered. So a
+ * listener is quick and never blocks; one that does more (publishing application events)
+ * hands it to a thread of its own.
+ */
+public interface RunListener {
+
+	/**
+	 * A call of {@code task} began, before its lock is asked for.
+	 * @return what is told the rest of this run; {@link RunObserver#NONE} when nothing
+	 */
+	default RunObserver runStarted(TaskDefinition task) {
+		return RunObserver.NONE;
+	}
+
+	/**
+	 * A lock's token counter was found behind the tokens the storage holds and raised
+	 * ({@code fencing.token-source=redis} only).
+	 * @param behind the counter's token that was behind
+	 * @param raisedTo the token it was raised to
+	 */
+	default void counterRepaired(String lockName, long behind, long raisedTo) {
+	}
+
+}

@@ -1,0 +1,8 @@
+/**
+ * What a fenced task is: its definition and settings, resolved once per
+ * {@code @FencedTask} method (with its lock name template) and validated at startup.
+ */
+@NullMarked
+package io.fencing.task;
+
+import org.jspecify.annotations.NullMarked;
