@@ -5,13 +5,18 @@ import java.util.List;
 
 import io.fencing.FencingToken;
 import io.fencing.task.TaskDefinition;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One run's observers, told in the order of their listeners; the scopes of its body are
- * closed in reverse order.
+ * closed in reverse order. A listener that throws is logged and changes nothing the run
+ * does: its lock is still released, its body still runs or not as it would.
  */
 final class RunLifecycle {
+
+	private static final Log logger = LogFactory.getLog(RunLifecycle.class);
 
 	private final TaskDefinition task;
 
@@ -25,14 +30,25 @@ final class RunLifecycle {
 	static RunLifecycle started(TaskDefinition task, List<RunListener> listeners) {
 		RunObserver[] observers = new RunObserver[listeners.size()];
 		for (int i = 0; i < observers.length; i++) {
-			observers[i] = listeners.get(i).runStarted(task);
+			try {
+				observers[i] = listeners.get(i).runStarted(task);
+			}
+			catch (RuntimeException ex) {
+				failed(listeners.get(i), "runStarted", task, ex);
+				observers[i] = RunObserver.NONE;
+			}
 		}
 		return new RunLifecycle(task, observers);
 	}
 
 	void acquired(FencingToken token) {
 		for (RunObserver observer : this.observers) {
-			observer.acquired(this.task, token);
+			try {
+				observer.acquired(this.task, token);
+			}
+			catch (RuntimeException ex) {
+				failed(observer, "acquired", this.task, ex);
+			}
 		}
 	}
 
@@ -42,7 +58,14 @@ final class RunLifecycle {
 		RunObserver.BodyScope[] scopes = null;
 		int count = 0;
 		for (RunObserver observer : this.observers) {
-			RunObserver.BodyScope scope = observer.bodyStarting();
+			RunObserver.BodyScope scope;
+			try {
+				scope = observer.bodyStarting();
+			}
+			catch (RuntimeException ex) {
+				failed(observer, "bodyStarting", this.task, ex);
+				continue;
+			}
 			if (scope == RunObserver.BodyScope.NONE) {
 				continue;
 			}
@@ -57,27 +80,55 @@ final class RunLifecycle {
 			scopes[count++] = scope;
 		}
 		if (scopes == null) {
-			return single;
+			if (single == RunObserver.BodyScope.NONE) {
+				return single;
+			}
+			RunObserver.BodyScope only = single;
+			return () -> close(only);
 		}
 		RunObserver.BodyScope[] opened = scopes;
 		int opens = count;
 		return () -> {
 			for (int i = opens - 1; i >= 0; i--) {
-				opened[i].close();
+				close(opened[i]);
 			}
 		};
 	}
 
 	void leaseLost(FencingToken token, @Nullable Duration leaseTime, Duration ran, boolean overran) {
 		for (RunObserver observer : this.observers) {
-			observer.leaseLost(this.task, token, leaseTime, ran, overran);
+			try {
+				observer.leaseLost(this.task, token, leaseTime, ran, overran);
+			}
+			catch (RuntimeException ex) {
+				failed(observer, "leaseLost", this.task, ex);
+			}
 		}
 	}
 
 	void ended(RunOutcome outcome, @Nullable Throwable failure) {
 		for (RunObserver observer : this.observers) {
-			observer.ended(this.task, outcome, failure);
+			try {
+				observer.ended(this.task, outcome, failure);
+			}
+			catch (RuntimeException ex) {
+				failed(observer, "ended", this.task, ex);
+			}
 		}
+	}
+
+	private void close(RunObserver.BodyScope scope) {
+		try {
+			scope.close();
+		}
+		catch (RuntimeException ex) {
+			failed(scope, "close", this.task, ex);
+		}
+	}
+
+	private static void failed(Object listener, String call, TaskDefinition task, RuntimeException ex) {
+		logger.warn(listener.getClass().getName() + "." + call + " failed for " + task.description()
+				+ "; the run is not affected", ex);
 	}
 
 }

@@ -19,32 +19,38 @@ import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.LockBusyException;
 import io.fencing.OnBusy;
+import io.fencing.activity.TaskActivities;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.run.RunListener;
+import io.fencing.run.RunObserver;
+import io.fencing.run.RunOutcome;
+import io.fencing.task.TaskDefinition;
 import io.fencing.testsupport.Latches;
 import io.fencing.testsupport.TestServices;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RedissonClient;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -86,6 +92,26 @@ class FencedTaskIntegrationTests {
 			assertThat(second.value()).isGreaterThan(first.value());
 			assertThat(FencingContext.find()).isEmpty();
 			assertThat(releasedInRedis(context)).isTrue();
+		});
+	}
+
+	/**
+	 * A run listener of the application's that throws at every step changes nothing a run
+	 * does: the body runs with its token, the lock is released, the next run's token is
+	 * newer, and the starter's own listeners still count.
+	 */
+	@Test
+	void aRunListenerThatThrowsChangesNothingARunDoes() {
+		this.contextRunner.withBean(RunListener.class, ThrowingRunListener::new).run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			AtomicInteger ran = new AtomicInteger();
+			FencingToken first = jobs.runOnce(ran::incrementAndGet);
+			FencingToken second = jobs.runOnce(ran::incrementAndGet);
+			assertThat(ran).hasValue(2);
+			assertThat(second.value()).isGreaterThan(first.value());
+			assertThat(releasedInRedis(context)).isTrue();
+			assertThat(context.getBean(TaskActivities.class).task(this.lock).runs()).containsEntry(RunOutcome.RAN, 2L);
+			assertThat(context.getBean(ThrowingRunListener.class).calls).hasValueGreaterThanOrEqualTo(8);
 		});
 	}
 
@@ -492,6 +518,37 @@ class FencedTaskIntegrationTests {
 		@FencedTask("${test.lock}-lazy")
 		public void run() {
 			FencingContext.current();
+		}
+
+	}
+
+	/** Throws at every step it is told of, after counting it. */
+	static class ThrowingRunListener implements RunListener, RunObserver {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		@Override
+		public RunObserver runStarted(TaskDefinition task) {
+			this.calls.incrementAndGet();
+			return this;
+		}
+
+		@Override
+		public void acquired(TaskDefinition task, FencingToken token) {
+			throw new IllegalStateException("acquired " + this.calls.incrementAndGet());
+		}
+
+		@Override
+		public BodyScope bodyStarting() {
+			this.calls.incrementAndGet();
+			return () -> {
+				throw new IllegalStateException("closed " + this.calls.incrementAndGet());
+			};
+		}
+
+		@Override
+		public void ended(TaskDefinition task, RunOutcome outcome, @Nullable Throwable failure) {
+			throw new IllegalStateException("ended " + this.calls.incrementAndGet());
 		}
 
 	}
