@@ -48,7 +48,7 @@ public final class TaskActivities implements RunListener, ApplicationListener<St
 		if (task.sources().programmatic()) {
 			activity.startedProgrammatically(task);
 		}
-		return activity;
+		return activity.recorder();
 	}
 
 	/** The activity that {@code task}'s runs are recorded in. */

@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * observed as) has done since startup. Recording is a few counter increments and
  * reference writes per run; reading is for the endpoint.
  */
-public final class TaskActivity implements RunObserver {
+public final class TaskActivity {
 
 	private static final RunOutcome[] OUTCOMES = RunOutcome.values();
 
@@ -39,33 +39,20 @@ public final class TaskActivity implements RunObserver {
 
 	private volatile @Nullable TaskDefinition lastProgrammaticRun;
 
+	/** What this task's runs tell; made once, not per run. */
+	private final RunObserver recorder = new Recorder();
+
 	TaskActivity() {
 	}
 
-	/** A run took its lock (or reused this thread's acquisition of it). */
-	@Override
-	public void acquired(TaskDefinition task, FencingToken token) {
-		this.lastToken = new TokenUse(token, System.currentTimeMillis());
+	/** What records this task's runs, for the runner to tell. */
+	RunObserver recorder() {
+		return this.recorder;
 	}
 
 	/** A {@link io.fencing.FencedTasks} run of this name started, with its settings. */
 	void startedProgrammatically(TaskDefinition task) {
 		this.lastProgrammaticRun = task;
-	}
-
-	/** A run ended, or did not start, with {@code outcome}. */
-	@Override
-	public void ended(TaskDefinition task, RunOutcome outcome, @Nullable Throwable failure) {
-		this.runs.incrementAndGet(outcome.ordinal());
-	}
-
-	/** A run outlived its fixed lease, or found its lock gone when it released it. */
-	@Override
-	public void leaseLost(TaskDefinition task, FencingToken token, @Nullable Duration leaseTime, Duration ran,
-			boolean overran) {
-		(overran ? this.overruns : this.locksLost).incrementAndGet();
-		this.lastLeaseLoss = new LeaseLoss(Instant.ofEpochMilli(System.currentTimeMillis()), token.lockName(),
-				token.value(), leaseTime, Duration.ofMillis(ran.toMillis()), overran);
 	}
 
 	void refused(Refusal refusal) {
@@ -169,6 +156,35 @@ public final class TaskActivity implements RunObserver {
 		static Refusal of(StaleWriteRefusedEvent event) {
 			return new Refusal(Instant.ofEpochMilli(event.getTimestamp()), event.getLockName(), event.getToken(),
 					event.getAcceptedToken(), event.getTable());
+		}
+
+	}
+
+	/**
+	 * Records what runs tell: kept apart from the public view, which the endpoint reads
+	 * and nothing else changes.
+	 */
+	private final class Recorder implements RunObserver {
+
+		/** A run took its lock (or reused this thread's acquisition of it). */
+		@Override
+		public void acquired(TaskDefinition task, FencingToken token) {
+			TaskActivity.this.lastToken = new TokenUse(token, System.currentTimeMillis());
+		}
+
+		/** A run ended, or did not start, with {@code outcome}. */
+		@Override
+		public void ended(TaskDefinition task, RunOutcome outcome, @Nullable Throwable failure) {
+			TaskActivity.this.runs.incrementAndGet(outcome.ordinal());
+		}
+
+		/** A run outlived its fixed lease, or found its lock gone when it released it. */
+		@Override
+		public void leaseLost(TaskDefinition task, FencingToken token, @Nullable Duration leaseTime, Duration ran,
+				boolean overran) {
+			(overran ? TaskActivity.this.overruns : TaskActivity.this.locksLost).incrementAndGet();
+			TaskActivity.this.lastLeaseLoss = new LeaseLoss(Instant.ofEpochMilli(System.currentTimeMillis()),
+					token.lockName(), token.value(), leaseTime, Duration.ofMillis(ran.toMillis()), overran);
 		}
 
 	}

@@ -1,5 +1,6 @@
 /**
- * The {@code @FencedTask} advisor and the forms a fenced method's work takes: blocking, a
+ * The {@code @FencedTask} advisor, the startup check that every fenced bean is advised
+ * and can be honoured, and the forms a fenced method's work takes: blocking, a
  * {@code CompletionStage}, a {@code Mono} or a {@code Flux}.
  */
 @NullMarked

@@ -15,27 +15,25 @@ import io.fencing.run.RunObserver;
 import io.fencing.task.TaskDefinition;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.context.ApplicationContext;
-import org.springframework.context.ApplicationContextAware;
-import org.springframework.context.ApplicationListener;
-import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Publishes what runs report as application events: {@link LeaseLostEvent} and
  * {@link TokenCounterRepairedEvent}, on a thread of its own, in order: never on the Redis
  * client's threads nor on a task's while it holds its lock, since application listeners
- * may be slow. Nothing is published once its context closes: it is going away.
+ * may be slow. What is reported once the runner is gone (its context closes) is not
+ * published; what was reported before is, within a few seconds of the close.
  */
-public final class RunEvents
-		implements RunListener, RunObserver, ApplicationListener<ContextClosedEvent>, ApplicationContextAware {
+public final class RunEvents implements RunListener, RunObserver, DisposableBean {
+
+	/** How long {@link #destroy} lets the events already reported be published. */
+	private static final long CLOSE_TIMEOUT_SECONDS = 5;
 
 	private final FencingEventPublisher events;
 
 	/** One daemon thread while there is something to publish. */
 	private final ExecutorService publishing;
-
-	private @Nullable ApplicationContext context;
 
 	private volatile boolean closed;
 
@@ -63,26 +61,20 @@ public final class RunEvents
 	}
 
 	private void publishLater(FencingEvent event) {
-		this.publishing.execute(() -> {
-			if (!this.closed) {
-				this.events.publish(event);
-			}
-		});
-	}
-
-	@Override
-	public void setApplicationContext(ApplicationContext context) {
-		this.context = context;
+		if (!this.closed) {
+			this.publishing.execute(() -> this.events.publish(event));
+		}
 	}
 
 	/**
-	 * Its own context's: a child context's closing reaches the parent's listeners too.
+	 * Destroyed after the runner, which depends on it: the runner's last releases have
+	 * been told by then.
 	 */
 	@Override
-	public void onApplicationEvent(ContextClosedEvent event) {
-		if (event.getApplicationContext() == this.context) {
-			this.closed = true;
-		}
+	public void destroy() throws InterruptedException {
+		this.closed = true;
+		this.publishing.shutdown();
+		this.publishing.awaitTermination(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
 	}
 
 }

@@ -6,7 +6,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 import io.fencing.FencingToken;
-import io.fencing.lock.redisson.RedissonFencedLocks;
 import org.jspecify.annotations.Nullable;
 
 /**

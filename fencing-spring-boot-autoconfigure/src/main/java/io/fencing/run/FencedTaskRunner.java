@@ -100,8 +100,8 @@ public class FencedTaskRunner implements AutoCloseable {
 		this.listeners = Stream.concat(Stream.of(new RunLog()), listeners.stream())
 			.map(RunListener.class::cast)
 			.toList();
-		this.counters = new TokenCounters(locks, acceptedTokens, (lockName, behind, raisedTo) -> this.listeners
-			.forEach((listener) -> listener.counterRepaired(lockName, behind, raisedTo)));
+		this.counters = new TokenCounters(locks, acceptedTokens, (lockName, behind, raisedTo) -> RunLifecycle
+			.counterRepaired(this.listeners, lockName, behind, raisedTo));
 	}
 
 	private static CustomizableThreadFactory daemon(CustomizableThreadFactory factory) {

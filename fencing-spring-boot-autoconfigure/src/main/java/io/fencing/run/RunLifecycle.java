@@ -31,7 +31,8 @@ final class RunLifecycle {
 		RunObserver[] observers = new RunObserver[listeners.size()];
 		for (int i = 0; i < observers.length; i++) {
 			try {
-				observers[i] = listeners.get(i).runStarted(task);
+				RunObserver observer = listeners.get(i).runStarted(task);
+				observers[i] = (observer != null) ? observer : RunObserver.NONE;
 			}
 			catch (RuntimeException ex) {
 				failed(listeners.get(i), "runStarted", task, ex);
@@ -39,6 +40,21 @@ final class RunLifecycle {
 			}
 		}
 		return new RunLifecycle(task, observers);
+	}
+
+	/**
+	 * Tells every listener, each on its own: one that throws stops none of the others.
+	 */
+	static void counterRepaired(List<RunListener> listeners, String lockName, long behind, long raisedTo) {
+		for (RunListener listener : listeners) {
+			try {
+				listener.counterRepaired(lockName, behind, raisedTo);
+			}
+			catch (RuntimeException ex) {
+				logger.warn(listener.getClass().getName() + ".counterRepaired failed for lock '" + lockName
+						+ "'; the repair is not affected", ex);
+			}
+		}
 	}
 
 	void acquired(FencingToken token) {

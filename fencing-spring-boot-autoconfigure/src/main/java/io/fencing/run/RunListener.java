@@ -5,10 +5,11 @@ import io.fencing.task.TaskDefinition;
 /**
  * Listens to the lifecycle of every fenced run: what a task has done (the endpoint's
  * activity), its observation, its events and its log listen here, rather than being
- * called from the runner. Every {@code RunListener} bean is told, in order, on the thread
- * where the run is at: the task's, or the Redis client's once a release is answered. So a
- * listener is quick and never blocks; one that does more (publishing application events)
- * hands it to a thread of its own.
+ * called from the runner. Every {@code RunListener} bean is told, in order, on whichever
+ * thread the run is at: the task's, the one that finishes its asynchronous work, or the
+ * Redis client's once a release is answered. So a listener is quick and never blocks; one
+ * that does more (publishing application events) hands it to a thread of its own. One
+ * that throws is logged and changes nothing the run does.
  */
 public interface RunListener {
 

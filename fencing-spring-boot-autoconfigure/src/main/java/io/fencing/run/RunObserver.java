@@ -43,7 +43,8 @@ public interface RunObserver {
 
 	/**
 	 * The run ended, or did not get to its body, with {@code outcome}.
-	 * @param failure what it failed with, {@code null} when it ran or was skipped
+	 * @param failure what it failed with; {@code null} when it ran, or did not get its
+	 * lock and was skipped (busy or interrupted, with on-busy skip)
 	 */
 	default void ended(TaskDefinition task, RunOutcome outcome, @Nullable Throwable failure) {
 	}

@@ -76,7 +76,7 @@ public class FencedTaskResolver {
 	}
 
 	/** The task names that {@code fencing.tasks.<name>.*} configures. */
-	Set<String> configuredTaskNames() {
+	public Set<String> configuredTaskNames() {
 		return this.tasks.keySet();
 	}
 
@@ -84,7 +84,7 @@ public class FencedTaskResolver {
 	 * The task name of {@code annotation}: its value with placeholders resolved, before
 	 * SpEL.
 	 */
-	String taskName(FencedTask annotation, String where) {
+	public String taskName(FencedTask annotation, String where) {
 		return resolvePlaceholders(annotation.value(), "@FencedTask on " + where);
 	}
 

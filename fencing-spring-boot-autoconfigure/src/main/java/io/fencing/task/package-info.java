@@ -1,6 +1,7 @@
 /**
  * What a fenced task is: its definition and settings, resolved once per
- * {@code @FencedTask} method (with its lock name template) and validated at startup.
+ * {@code @FencedTask} method (with its lock name template), each setting checked where it
+ * comes from.
  */
 @NullMarked
 package io.fencing.task;

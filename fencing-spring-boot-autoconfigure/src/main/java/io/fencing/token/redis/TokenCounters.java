@@ -22,8 +22,7 @@ import org.apache.commons.logging.LogFactory;
  */
 public final class TokenCounters {
 
-	/** Logged under the runner's name, where the runs are logged. */
-	private static final Log logger = LogFactory.getLog("io.fencing.run.FencedTaskRunner");
+	private static final Log logger = LogFactory.getLog(TokenCounters.class);
 
 	/**
 	 * Bounds the bookkeeping when lock names are per entity; a cleared entry costs one

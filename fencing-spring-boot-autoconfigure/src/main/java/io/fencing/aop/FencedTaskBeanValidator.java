@@ -1,4 +1,4 @@
-package io.fencing.task;
+package io.fencing.aop;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -9,8 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import io.fencing.FencedTask;
-import io.fencing.aop.FencedTaskAdvisor;
 import io.fencing.task.FencedTaskMethod.ReturnKind;
+import io.fencing.task.FencedTaskMethod;
+import io.fencing.task.FencedTaskResolver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
