@@ -47,4 +47,14 @@ public @interface FencedTask {
 	/** What happens when the lock stays busy. DEFAULT: from properties (default SKIP). */
 	OnBusy onBusy() default OnBusy.DEFAULT;
 
+	/**
+	 * Minimum hold: the lock stays taken until at least this long after the run began
+	 * (ShedLock's {@code lockAtLeastFor}), so that instances whose schedules differ by
+	 * less run each tick once; "30s" / "PT30S" / "${...}". A run that ends sooner leaves
+	 * its lock to expire then: no owner can release or re-enter it meanwhile. Empty: from
+	 * properties; none there: 0, released when the run ends. With a fixed lease, at most
+	 * the lease.
+	 */
+	String holdAtLeast() default "";
+
 }

@@ -33,8 +33,8 @@ import org.springframework.util.Assert;
  * </pre>
  *
  * Settings not given per call come from {@code fencing.lease-time},
- * {@code fencing.wait-time} and {@code fencing.on-busy}. A run is observed as
- * {@code fencing.task} with the lock name as its {@code task}, unless
+ * {@code fencing.wait-time}, {@code fencing.on-busy} and {@code fencing.hold-at-least}. A
+ * run is observed as {@code fencing.task} with the lock name as its {@code task}, unless
  * {@link Task#observedAs(String) named otherwise}: name per-entity locks, or each becomes
  * a metric of its own.
  */
@@ -48,16 +48,21 @@ public class FencedTasks {
 
 	private final OnBusy onBusy;
 
+	private final Duration holdAtLeast;
+
 	/**
 	 * @param leaseTime the default fixed lease, {@code null} for Redisson's watchdog
 	 * @param waitTime the default wait for a busy lock
 	 * @param onBusy the default behaviour when the lock stays busy
+	 * @param holdAtLeast the default minimum hold, zero for none
 	 */
-	public FencedTasks(FencedTaskRunner runner, @Nullable Duration leaseTime, Duration waitTime, OnBusy onBusy) {
+	public FencedTasks(FencedTaskRunner runner, @Nullable Duration leaseTime, Duration waitTime, OnBusy onBusy,
+			Duration holdAtLeast) {
 		this.runner = runner;
 		this.leaseTime = leaseTime;
 		this.waitTime = waitTime;
 		this.onBusy = onBusy;
+		this.holdAtLeast = holdAtLeast;
 	}
 
 	/**
@@ -87,7 +92,7 @@ public class FencedTasks {
 	public Task task(String lockName) {
 		String problem = LockNames.problem(lockName);
 		Assert.isTrue(problem == null, () -> "FencedTasks.task(" + lockName + "): " + problem);
-		return new Task(lockName, lockName, this.leaseTime, this.waitTime, this.onBusy, 0);
+		return new Task(lockName, lockName, this.leaseTime, this.waitTime, this.onBusy, this.holdAtLeast, 0);
 	}
 
 	/** A fenced task with its settings; immutable, each setter returns a new task. */
@@ -103,16 +108,19 @@ public class FencedTasks {
 
 		private final OnBusy onBusy;
 
+		private final Duration holdAtLeast;
+
 		/** The settings given per call, {@link SettingSources} flags. */
 		private final int perCall;
 
 		private Task(String lockName, String taskName, @Nullable Duration leaseTime, Duration waitTime, OnBusy onBusy,
-				int perCall) {
+				Duration holdAtLeast, int perCall) {
 			this.lockName = lockName;
 			this.taskName = taskName;
 			this.leaseTime = leaseTime;
 			this.waitTime = waitTime;
 			this.onBusy = onBusy;
+			this.holdAtLeast = holdAtLeast;
 			this.perCall = perCall;
 		}
 
@@ -126,7 +134,7 @@ public class FencedTasks {
 			Assert.isTrue(leaseTime == null || leaseTime.compareTo(TaskSettings.LONGEST) <= 0,
 					() -> "leaseTime must be at most " + TaskSettings.LONGEST.toDays() + "d (100 years), was "
 							+ leaseTime + "; pass null for the watchdog lease");
-			return new Task(this.lockName, this.taskName, leaseTime, this.waitTime, this.onBusy,
+			return new Task(this.lockName, this.taskName, leaseTime, this.waitTime, this.onBusy, this.holdAtLeast,
 					this.perCall | SettingSources.LEASE_TIME_PER_CALL);
 		}
 
@@ -138,7 +146,7 @@ public class FencedTasks {
 					() -> "waitTime must not be null or negative, was " + waitTime);
 			Assert.isTrue(waitTime.compareTo(TaskSettings.LONGEST) <= 0, () -> "waitTime must be at most "
 					+ TaskSettings.LONGEST.toDays() + "d (100 years), was " + waitTime);
-			return new Task(this.lockName, this.taskName, this.leaseTime, waitTime, this.onBusy,
+			return new Task(this.lockName, this.taskName, this.leaseTime, waitTime, this.onBusy, this.holdAtLeast,
 					this.perCall | SettingSources.WAIT_TIME_PER_CALL);
 		}
 
@@ -146,8 +154,23 @@ public class FencedTasks {
 		public Task onBusy(OnBusy onBusy) {
 			Assert.isTrue(onBusy == OnBusy.SKIP || onBusy == OnBusy.FAIL,
 					() -> "onBusy must be SKIP or FAIL, was " + onBusy);
-			return new Task(this.lockName, this.taskName, this.leaseTime, this.waitTime, onBusy,
+			return new Task(this.lockName, this.taskName, this.leaseTime, this.waitTime, onBusy, this.holdAtLeast,
 					this.perCall | SettingSources.ON_BUSY_PER_CALL);
+		}
+
+		/**
+		 * Minimum hold, at most 100 years (ShedLock's {@code lockAtLeastFor}): the lock
+		 * stays taken until at least this long after the run began, then expires; no
+		 * owner can release or re-enter it meanwhile. Zero releases it when the run ends.
+		 * With a fixed lease, at most the lease (checked when the task runs).
+		 */
+		public Task holdAtLeast(Duration holdAtLeast) {
+			Assert.isTrue(holdAtLeast != null && !holdAtLeast.isNegative(),
+					() -> "holdAtLeast must not be null or negative, was " + holdAtLeast);
+			Assert.isTrue(holdAtLeast.compareTo(TaskSettings.LONGEST) <= 0, () -> "holdAtLeast must be at most "
+					+ TaskSettings.LONGEST.toDays() + "d (100 years), was " + holdAtLeast);
+			return new Task(this.lockName, this.taskName, this.leaseTime, this.waitTime, this.onBusy, holdAtLeast,
+					this.perCall | SettingSources.HOLD_AT_LEAST_PER_CALL);
 		}
 
 		/**
@@ -156,7 +179,8 @@ public class FencedTasks {
 		 */
 		public Task observedAs(String taskName) {
 			Assert.hasText(taskName, "taskName must not be blank");
-			return new Task(this.lockName, taskName, this.leaseTime, this.waitTime, this.onBusy, this.perCall);
+			return new Task(this.lockName, taskName, this.leaseTime, this.waitTime, this.onBusy, this.holdAtLeast,
+					this.perCall);
 		}
 
 		/**
@@ -177,9 +201,17 @@ public class FencedTasks {
 		 */
 		public <T> Result<T> call(Function<FencingToken, ? extends @Nullable T> body) {
 			Assert.notNull(body, "body must not be null");
+			SettingSources sources = SettingSources.programmatic(this.perCall);
+			try {
+				TaskSettings.checkHoldWithinLease(this.holdAtLeast, this.leaseTime, sources.holdAtLeast(),
+						sources.leaseTime());
+			}
+			catch (IllegalStateException ex) {
+				throw new IllegalArgumentException("FencedTasks task '" + this.lockName + "': " + ex.getMessage(), ex);
+			}
 			TaskDefinition task = new TaskDefinition(this.taskName, this.lockName,
 					"FencedTasks task '" + this.lockName + "'", this.leaseTime, this.waitTime, this.onBusy,
-					SettingSources.programmatic(this.perCall));
+					this.holdAtLeast, sources);
 			Object result;
 			try {
 				result = FencedTasks.this.runner.run(task, body::apply);

@@ -64,7 +64,8 @@ public class FencingEndpoint {
 		return new FencingDescriptor(
 				new DefaultsDescriptor(lease(defaults.leaseTime()),
 						isoDuration(Objects.requireNonNull(defaults.waitTime())),
-						onBusyName(Objects.requireNonNull(defaults.onBusy()))),
+						onBusyName(Objects.requireNonNull(defaults.onBusy())),
+						isoDuration(Objects.requireNonNullElse(defaults.holdAtLeast(), Duration.ZERO))),
 				this.runner.tokenOrigin(), tasks, other.isEmpty() ? null : activity(other),
 				RefusalDescriptor.of(activities.lastRefusal()),
 				CounterRepairsDescriptor.of(this.runner.counterRepairs()));
@@ -155,8 +156,9 @@ public class FencingEndpoint {
 	 * @param leaseTime {@code fencing.lease-time}, {@code watchdog} when unset
 	 * @param waitTime {@code fencing.wait-time}
 	 * @param onBusy {@code fencing.on-busy}, {@code skip} or {@code fail}
+	 * @param holdAtLeast {@code fencing.hold-at-least}
 	 */
-	public record DefaultsDescriptor(String leaseTime, String waitTime, String onBusy) {
+	public record DefaultsDescriptor(String leaseTime, String waitTime, String onBusy, String holdAtLeast) {
 
 	}
 
@@ -182,15 +184,18 @@ public class FencingEndpoint {
 	 * @param leaseTime the lease, {@code watchdog} when Redisson's watchdog renews it
 	 * @param waitTime the wait for a busy lock
 	 * @param onBusy {@code skip} or {@code fail}
+	 * @param holdAtLeast the minimum hold, {@code PT0S} when released as the run ends
 	 */
 	public record DeclarationDescriptor(String declaredBy, String lockName, boolean programmatic,
-			SettingDescriptor leaseTime, SettingDescriptor waitTime, SettingDescriptor onBusy) {
+			SettingDescriptor leaseTime, SettingDescriptor waitTime, SettingDescriptor onBusy,
+			SettingDescriptor holdAtLeast) {
 
 		static DeclarationDescriptor of(TaskDefinition task) {
 			return new DeclarationDescriptor(task.description(), task.lockName(), task.sources().programmatic(),
 					new SettingDescriptor(lease(task.leaseTime()), task.sources().leaseTime()),
 					new SettingDescriptor(isoDuration(task.waitTime()), task.sources().waitTime()),
-					new SettingDescriptor(onBusyName(task.onBusy()), task.sources().onBusy()));
+					new SettingDescriptor(onBusyName(task.onBusy()), task.sources().onBusy()),
+					new SettingDescriptor(isoDuration(task.holdAtLeast()), task.sources().holdAtLeast()));
 		}
 
 	}

@@ -1,5 +1,6 @@
 package io.fencing.autoconfigure;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -109,11 +110,10 @@ public final class FencingAutoConfiguration {
 		FencingProperties fencing = properties.getObject();
 		Map<String, TaskSettings> tasks = new LinkedHashMap<>();
 		fencing.getTasks()
-			.forEach((name, task) -> tasks.put(name,
-					new TaskSettings(task.getLeaseTime(), task.getWaitTime(), task.getOnBusy())));
-		return new FencedTaskResolver(
-				new TaskSettings(fencing.getLeaseTime(), fencing.getWaitTime(), fencing.getOnBusy()), tasks,
-				environment::resolveRequiredPlaceholders);
+			.forEach((name, task) -> tasks.put(name, new TaskSettings(task.getLeaseTime(), task.getWaitTime(),
+					task.getOnBusy(), task.getHoldAtLeast())));
+		return new FencedTaskResolver(new TaskSettings(fencing.getLeaseTime(), fencing.getWaitTime(),
+				fencing.getOnBusy(), fencing.getHoldAtLeast()), tasks, environment::resolveRequiredPlaceholders);
 	}
 
 	@Bean
@@ -170,7 +170,8 @@ public final class FencingAutoConfiguration {
 	FencedTasks fencedTasks(FencedTaskRunner runner, FencedTaskResolver resolver) {
 		TaskSettings defaults = resolver.defaults();
 		return new FencedTasks(runner, defaults.leaseTime(), Objects.requireNonNull(defaults.waitTime()),
-				Objects.requireNonNull(defaults.onBusy()));
+				Objects.requireNonNull(defaults.onBusy()),
+				Objects.requireNonNullElse(defaults.holdAtLeast(), Duration.ZERO));
 	}
 
 	@Bean

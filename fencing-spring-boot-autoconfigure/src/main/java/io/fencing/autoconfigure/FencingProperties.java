@@ -43,10 +43,18 @@ public class FencingProperties {
 	private OnBusy onBusy = OnBusy.SKIP;
 
 	/**
+	 * Minimum hold of every task lock (ShedLock's lockAtLeastFor): the lock stays taken
+	 * until at least this long after a run began, then expires, so that instances whose
+	 * schedules differ by less run each tick once. 0 releases it when the run ends. With
+	 * a fixed lease, at most the lease.
+	 */
+	private Duration holdAtLeast = Duration.ZERO;
+
+	/**
 	 * Per-task overrides, keyed by the @FencedTask value (in brackets when it holds
-	 * characters other than letters, digits and '-'): lease-time, wait-time and on-busy
-	 * (skip or fail), as the fencing.* defaults of the same names. They take precedence
-	 * over the annotation's attributes.
+	 * characters other than letters, digits and '-'): lease-time, wait-time, on-busy
+	 * (skip or fail) and hold-at-least, as the fencing.* defaults of the same names. They
+	 * take precedence over the annotation's attributes.
 	 */
 	private final Map<String, Task> tasks = new LinkedHashMap<>();
 
@@ -77,6 +85,14 @@ public class FencingProperties {
 
 	public void setLeaseTime(@Nullable Duration leaseTime) {
 		this.leaseTime = leaseTime;
+	}
+
+	public Duration getHoldAtLeast() {
+		return this.holdAtLeast;
+	}
+
+	public void setHoldAtLeast(Duration holdAtLeast) {
+		this.holdAtLeast = holdAtLeast;
 	}
 
 	public Duration getWaitTime() {
@@ -135,6 +151,11 @@ public class FencingProperties {
 		 */
 		private @Nullable OnBusy onBusy;
 
+		/**
+		 * Minimum hold of this task's lock, from the start of a run.
+		 */
+		private @Nullable Duration holdAtLeast;
+
 		public @Nullable Duration getLeaseTime() {
 			return this.leaseTime;
 		}
@@ -157,6 +178,14 @@ public class FencingProperties {
 
 		public void setOnBusy(@Nullable OnBusy onBusy) {
 			this.onBusy = onBusy;
+		}
+
+		public @Nullable Duration getHoldAtLeast() {
+			return this.holdAtLeast;
+		}
+
+		public void setHoldAtLeast(@Nullable Duration holdAtLeast) {
+			this.holdAtLeast = holdAtLeast;
 		}
 
 	}

@@ -107,7 +107,18 @@ public interface FencedLocks extends AutoCloseable {
 	 * {@link #release(HeldLock)}, with {@code whenAnswered} given whether the lock was
 	 * still held by this acquisition, before the release counts as answered.
 	 */
-	CompletableFuture<Boolean> release(HeldLock held, Consumer<Boolean> whenAnswered);
+	default CompletableFuture<Boolean> release(HeldLock held, Consumer<Boolean> whenAnswered) {
+		return release(held, Duration.ZERO, whenAnswered);
+	}
+
+	/**
+	 * {@link #release(HeldLock, Consumer)}, leaving the lock taken for {@code holdFor}
+	 * more (a minimum hold) when it is positive: no owner can release or re-enter it
+	 * meanwhile, a lease renewed until the release then ends after {@code holdFor}, and a
+	 * fixed lease ends after {@code holdFor} or when it would have, whichever comes
+	 * first. A lock whose lease has ended is left alone, whoever holds it now.
+	 */
+	CompletableFuture<Boolean> release(HeldLock held, Duration holdFor, Consumer<Boolean> whenAnswered);
 
 	/**
 	 * Waits up to {@code timeout} for the releases sent so far in this JVM to where this

@@ -116,7 +116,7 @@ public final class TaskRun {
 				return released;
 			}
 			this.acquisition.end();
-			released = this.runner.end(this.held, this.acquisition, this.lifecycle);
+			released = this.runner.end(this.held, this.acquisition, this.task.holdAtLeast(), this.lifecycle);
 			return released;
 		}
 		finally {

@@ -37,6 +37,8 @@ public final class FencedTaskMethod {
 
 	private final OnBusy onBusy;
 
+	private final Duration holdAtLeast;
+
 	private final SettingSources sources;
 
 	private final ReturnKind returnKind;
@@ -45,7 +47,8 @@ public final class FencedTaskMethod {
 	private final @Nullable TaskDefinition fixedTask;
 
 	FencedTaskMethod(Method method, String name, String description, LockNameTemplate lockName,
-			@Nullable Duration leaseTime, Duration waitTime, OnBusy onBusy, SettingSources sources) {
+			@Nullable Duration leaseTime, Duration waitTime, OnBusy onBusy, Duration holdAtLeast,
+			SettingSources sources) {
 		this.method = method;
 		this.name = name;
 		this.description = description;
@@ -53,10 +56,12 @@ public final class FencedTaskMethod {
 		this.leaseTime = leaseTime;
 		this.waitTime = waitTime;
 		this.onBusy = onBusy;
+		this.holdAtLeast = holdAtLeast;
 		this.sources = sources;
 		this.returnKind = ReturnKind.of(method.getReturnType());
 		this.fixedTask = (lockName instanceof LockNameTemplate.Fixed fixed)
-				? new TaskDefinition(name, fixed.name(), description, leaseTime, waitTime, onBusy, sources) : null;
+				? new TaskDefinition(name, fixed.name(), description, leaseTime, waitTime, onBusy, holdAtLeast, sources)
+				: null;
 	}
 
 	/** {@code @FencedTask("name") on Type.method()}, for messages. */
@@ -76,7 +81,7 @@ public final class FencedTaskMethod {
 			return this.fixedTask;
 		}
 		return new TaskDefinition(this.name, this.lockName.resolve(this.method, arguments, target, this.description),
-				this.description, this.leaseTime, this.waitTime, this.onBusy, this.sources);
+				this.description, this.leaseTime, this.waitTime, this.onBusy, this.holdAtLeast, this.sources);
 	}
 
 	/**
@@ -85,7 +90,7 @@ public final class FencedTaskMethod {
 	 */
 	public TaskDefinition declaration() {
 		return (this.fixedTask != null) ? this.fixedTask : new TaskDefinition(this.name, this.name, this.description,
-				this.leaseTime, this.waitTime, this.onBusy, this.sources);
+				this.leaseTime, this.waitTime, this.onBusy, this.holdAtLeast, this.sources);
 	}
 
 	/** What the method returns when its run is skipped. */

@@ -55,6 +55,10 @@ public class FencedTaskResolver {
 			throw new IllegalStateException(
 					"fencing.wait-time and fencing.on-busy must be set (by default 0s and skip)");
 		}
+		if (defaults.holdAtLeast() != null) {
+			TaskSettings.checkHoldWithinLease(defaults.holdAtLeast(), defaults.leaseTime(), "fencing.hold-at-least",
+					"fencing.lease-time");
+		}
 		tasks.forEach((name, task) -> task.check((setting) -> "fencing.tasks." + name + "." + setting));
 		this.defaults = defaults;
 		this.tasks = Map.copyOf(tasks);
@@ -110,18 +114,23 @@ public class FencedTaskResolver {
 		TaskSettings task = this.tasks.getOrDefault(name, TaskSettings.UNSET);
 		TaskSettings attributes = new TaskSettings(duration(annotation.leaseTime(), "leaseTime", description),
 				duration(annotation.waitTime(), "waitTime", description),
-				(annotation.onBusy() != OnBusy.DEFAULT) ? annotation.onBusy() : null)
+				(annotation.onBusy() != OnBusy.DEFAULT) ? annotation.onBusy() : null,
+				duration(annotation.holdAtLeast(), "holdAtLeast", description))
 			.check((setting) -> description + ": " + attributeName(setting));
 		Duration leaseTime = first(task.leaseTime(), attributes.leaseTime(), this.defaults.leaseTime());
 		Duration waitTime = first(task.waitTime(), attributes.waitTime(), this.defaults.waitTime());
 		OnBusy onBusy = first(task.onBusy(), attributes.onBusy(), this.defaults.onBusy());
+		Duration holdAtLeast = Objects.requireNonNullElse(
+				first(task.holdAtLeast(), attributes.holdAtLeast(), this.defaults.holdAtLeast()), Duration.ZERO);
 		SettingSources sources = new SettingSources(
 				source(task.leaseTime(), annotation.leaseTime(), name, "lease-time"),
 				source(task.waitTime(), annotation.waitTime(), name, "wait-time"), source(task.onBusy(),
 						(annotation.onBusy() != OnBusy.DEFAULT) ? annotation.onBusy().name() : "", name, "on-busy"),
-				false);
+				source(task.holdAtLeast(), annotation.holdAtLeast(), name, "hold-at-least"), false);
+		TaskSettings.checkHoldWithinLease(holdAtLeast, leaseTime, description + ": " + sources.holdAtLeast(),
+				sources.leaseTime());
 		return new FencedTaskMethod(specific, name, description, LockNameTemplate.parse(name, description), leaseTime,
-				Objects.requireNonNull(waitTime), Objects.requireNonNull(onBusy), sources);
+				Objects.requireNonNull(waitTime), Objects.requireNonNull(onBusy), holdAtLeast, sources);
 	}
 
 	/**
@@ -185,11 +194,23 @@ public class FencedTaskResolver {
 		}
 	}
 
-	/** {@code leaseTime} for {@code lease-time}. */
+	/**
+	 * {@code leaseTime} for {@code lease-time}, {@code holdAtLeast} for
+	 * {@code hold-at-least}.
+	 */
 	private static String attributeName(String setting) {
-		int dash = setting.indexOf('-');
-		return (dash < 0) ? setting : setting.substring(0, dash) + Character.toUpperCase(setting.charAt(dash + 1))
-				+ setting.substring(dash + 2);
+		StringBuilder name = new StringBuilder(setting.length());
+		boolean upper = false;
+		for (char character : setting.toCharArray()) {
+			if (character == '-') {
+				upper = true;
+			}
+			else {
+				name.append(upper ? Character.toUpperCase(character) : character);
+				upper = false;
+			}
+		}
+		return name.toString();
 	}
 
 	private String resolvePlaceholders(String value, String description) {

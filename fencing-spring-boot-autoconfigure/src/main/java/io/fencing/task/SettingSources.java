@@ -8,9 +8,11 @@ package io.fencing.task;
  * @param leaseTime where the lease came from
  * @param waitTime where the wait came from
  * @param onBusy where the busy behaviour came from
+ * @param holdAtLeast where the minimum hold came from
  * @param programmatic whether the task is a {@link io.fencing.FencedTasks} one
  */
-public record SettingSources(String leaseTime, String waitTime, String onBusy, boolean programmatic) {
+public record SettingSources(String leaseTime, String waitTime, String onBusy, String holdAtLeast,
+		boolean programmatic) {
 
 	/** A {@link io.fencing.FencedTasks} task's lease given per call. */
 	public static final int LEASE_TIME_PER_CALL = 1;
@@ -21,7 +23,9 @@ public record SettingSources(String leaseTime, String waitTime, String onBusy, b
 	/** A {@link io.fencing.FencedTasks} task's busy behaviour given per call. */
 	public static final int ON_BUSY_PER_CALL = 4;
 
-	private static final SettingSources[] PROGRAMMATIC = new SettingSources[8];
+	public static final int HOLD_AT_LEAST_PER_CALL = 8;
+
+	private static final SettingSources[] PROGRAMMATIC = new SettingSources[16];
 
 	static {
 		for (int perCall = 0; perCall < PROGRAMMATIC.length; perCall++) {
@@ -29,7 +33,10 @@ public record SettingSources(String leaseTime, String waitTime, String onBusy, b
 					((perCall & LEASE_TIME_PER_CALL) != 0) ? "FencedTasks.Task.leaseTime(Duration)"
 							: "fencing.lease-time",
 					((perCall & WAIT_TIME_PER_CALL) != 0) ? "FencedTasks.Task.waitTime(Duration)" : "fencing.wait-time",
-					((perCall & ON_BUSY_PER_CALL) != 0) ? "FencedTasks.Task.onBusy(OnBusy)" : "fencing.on-busy", true);
+					((perCall & ON_BUSY_PER_CALL) != 0) ? "FencedTasks.Task.onBusy(OnBusy)" : "fencing.on-busy",
+					((perCall & HOLD_AT_LEAST_PER_CALL) != 0) ? "FencedTasks.Task.holdAtLeast(Duration)"
+							: "fencing.hold-at-least",
+					true);
 		}
 	}
 

@@ -16,9 +16,11 @@ import org.jspecify.annotations.Nullable;
  * @param leaseTime the fixed lease, or {@code null} for Redisson's watchdog
  * @param waitTime how long to wait for a busy lock
  * @param onBusy what to do when the lock stays busy, {@code SKIP} or {@code FAIL}
+ * @param holdAtLeast how long after the run began its lock stays taken at least (zero:
+ * released when the run ends)
  * @param sources where each setting came from
  */
 public record TaskDefinition(String taskName, String lockName, String description, @Nullable Duration leaseTime,
-		Duration waitTime, OnBusy onBusy, SettingSources sources) {
+		Duration waitTime, OnBusy onBusy, Duration holdAtLeast, SettingSources sources) {
 
 }

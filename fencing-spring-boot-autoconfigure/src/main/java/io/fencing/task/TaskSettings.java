@@ -14,8 +14,10 @@ import org.jspecify.annotations.Nullable;
  * @param leaseTime fixed lease, {@code null} for the watchdog (or not set)
  * @param waitTime how long to wait for a busy lock
  * @param onBusy what to do when the lock stays busy
+ * @param holdAtLeast how long after a run began its lock stays taken at least
  */
-public record TaskSettings(@Nullable Duration leaseTime, @Nullable Duration waitTime, @Nullable OnBusy onBusy) {
+public record TaskSettings(@Nullable Duration leaseTime, @Nullable Duration waitTime, @Nullable OnBusy onBusy,
+		@Nullable Duration holdAtLeast) {
 
 	/**
 	 * The longest lease or wait taken: a run adds it to clock readings in nanoseconds,
@@ -24,7 +26,7 @@ public record TaskSettings(@Nullable Duration leaseTime, @Nullable Duration wait
 	public static final Duration LONGEST = Duration.ofDays(36_500);
 
 	/** No setting at this level. */
-	static final TaskSettings UNSET = new TaskSettings(null, null, null);
+	static final TaskSettings UNSET = new TaskSettings(null, null, null, null);
 
 	/**
 	 * The one home of the rules for these settings, wherever they come from.
@@ -49,10 +51,34 @@ public record TaskSettings(@Nullable Duration leaseTime, @Nullable Duration wait
 			throw new IllegalStateException(name.apply("wait-time") + " must be at most " + LONGEST.toDays()
 					+ "d (100 years), was " + this.waitTime);
 		}
+		if (this.holdAtLeast != null && this.holdAtLeast.isNegative()) {
+			throw new IllegalStateException(
+					name.apply("hold-at-least") + " must not be negative, was " + this.holdAtLeast);
+		}
+		if (this.holdAtLeast != null && this.holdAtLeast.compareTo(LONGEST) > 0) {
+			throw new IllegalStateException(name.apply("hold-at-least") + " must be at most " + LONGEST.toDays()
+					+ "d (100 years), was " + this.holdAtLeast);
+		}
 		if (this.onBusy == OnBusy.DEFAULT) {
 			throw new IllegalStateException(name.apply("on-busy") + " must be skip or fail");
 		}
 		return this;
+	}
+
+	/**
+	 * The minimum hold of a task with {@code leaseTime}: a fixed lease ends the lock
+	 * before a longer hold would, so it is refused.
+	 * @param holdName how the hold's setting is named in the message
+	 * @param leaseName how the lease's setting is named in the message
+	 * @throws IllegalStateException naming both settings
+	 */
+	public static void checkHoldWithinLease(Duration holdAtLeast, @Nullable Duration leaseTime, String holdName,
+			String leaseName) {
+		if (leaseTime != null && holdAtLeast.compareTo(leaseTime) > 0) {
+			throw new IllegalStateException(holdName + " (" + holdAtLeast + ") is longer than the fixed lease "
+					+ leaseName + " (" + leaseTime + "), which ends the lock first; shorten the hold, lengthen the "
+					+ "lease, or leave the lease unset for the watchdog");
+		}
 	}
 
 }

@@ -30,7 +30,7 @@ class ConfigurationMetadataTests {
 		List<Map<String, Object>> properties = this.metadata.read("$.properties[*]");
 		assertThat(properties).extracting((property) -> property.get("name"))
 			.containsExactlyInAnyOrder("fencing.enabled", "fencing.lease-time", "fencing.wait-time", "fencing.on-busy",
-					"fencing.tasks", "fencing.token-source", "fencing.jdbc.token-column",
+					"fencing.hold-at-least", "fencing.tasks", "fencing.token-source", "fencing.jdbc.token-column",
 					"fencing.jdbc.statement-cache-size", "fencing.jdbc.initialize-schema", "fencing.redis.config",
 					"management.endpoint.fencing.access", "management.endpoint.fencing.cache.time-to-live",
 					"management.health.fencing.enabled");
@@ -45,6 +45,7 @@ class ConfigurationMetadataTests {
 		assertThat(defaultOf("fencing.enabled")).isEqualTo(true);
 		assertThat(defaultOf("fencing.wait-time")).as("0 ms: one attempt").isEqualTo(0);
 		assertThat(defaultOf("fencing.on-busy")).isEqualTo("skip");
+		assertThat(defaultOf("fencing.hold-at-least")).as("0 ms: released when the run ends").isEqualTo(0);
 		assertThat(defaultOf("fencing.jdbc.token-column")).isEqualTo("last_token");
 		assertThat(defaultOf("fencing.jdbc.statement-cache-size")).isEqualTo(512);
 		assertThat(defaultOf("fencing.jdbc.initialize-schema")).isEqualTo("embedded");
@@ -77,9 +78,9 @@ class ConfigurationMetadataTests {
 		assertThat(this.metadata.read("$.properties[?(@.name == 'fencing.tasks')].description", List.class))
 			.singleElement()
 			.asString()
-			.contains("lease-time", "wait-time", "on-busy", "skip or fail");
+			.contains("lease-time", "wait-time", "on-busy", "hold-at-least", "skip or fail");
 		assertThat(Arrays.stream(FencingProperties.Task.class.getDeclaredFields()).map(Field::getName))
-			.containsExactlyInAnyOrder("leaseTime", "waitTime", "onBusy");
+			.containsExactlyInAnyOrder("leaseTime", "waitTime", "onBusy", "holdAtLeast");
 		List<String> properties = this.metadata.read("$.properties[*].name");
 		List<String> hints = this.metadata.read("$.hints[*].name");
 		assertThat(hints)

@@ -29,25 +29,27 @@ class TaskSourcesTests {
 
 	private FencedTaskResolver resolver(Map<String, TaskSettings> tasks) {
 		this.environment.getPropertySources().addFirst(new MapPropertySource("test", Map.of("jobs.wait", "250ms")));
-		return new FencedTaskResolver(new TaskSettings(null, Duration.ZERO, OnBusy.SKIP), tasks,
+		return new FencedTaskResolver(new TaskSettings(null, Duration.ZERO, OnBusy.SKIP, Duration.ZERO), tasks,
 				this.environment::resolveRequiredPlaceholders);
 	}
 
 	@Test
 	void aTaskPropertyOfANameThatNeedsBracketsIsNamedWithThem() throws NoSuchMethodException {
 		FencedTaskResolver resolver = resolver(
-				Map.of("stock:#{#sku}", new TaskSettings(Duration.ofSeconds(5), null, null), "nightly-report",
-						new TaskSettings(null, null, OnBusy.FAIL)));
+				Map.of("stock:#{#sku}", new TaskSettings(Duration.ofSeconds(5), null, null, null), "nightly-report",
+						new TaskSettings(null, null, OnBusy.FAIL, Duration.ofMinutes(1))));
 		resolver.get(Jobs.class.getMethod("stock", String.class), Jobs.class);
 		resolver.get(Jobs.class.getMethod("report"), Jobs.class);
 		assertThat(resolver.declaredTasks()).extracting(TaskDefinition::sources)
-			.containsExactly(
-					new SettingSources("fencing.lease-time", "fencing.wait-time",
-							"fencing.tasks.nightly-report.on-busy", false),
+			.containsExactly(new SettingSources("fencing.lease-time", "fencing.wait-time",
+					"fencing.tasks.nightly-report.on-busy", "fencing.tasks.nightly-report.hold-at-least", false),
 					new SettingSources("fencing.tasks[stock:#{#sku}].lease-time",
-							"@FencedTask(waitTime = \"${jobs.wait}\")", "@FencedTask(onBusy)", false));
+							"@FencedTask(waitTime = \"${jobs.wait}\")", "@FencedTask(onBusy)",
+							"@FencedTask(holdAtLeast)", false));
 		assertThat(resolver.declaredTasks()).extracting(TaskDefinition::waitTime)
 			.containsExactly(Duration.ZERO, Duration.ofMillis(250));
+		assertThat(resolver.declaredTasks()).extracting(TaskDefinition::holdAtLeast)
+			.containsExactly(Duration.ofMinutes(1), Duration.ofSeconds(3));
 	}
 
 	@Test
@@ -67,8 +69,8 @@ class TaskSourcesTests {
 		}
 		ran(activities, programmatic("entity-past-the-bound"), RunOutcome.RAN);
 		TaskDefinition annotated = new TaskDefinition("nightly", "nightly", "@FencedTask(\"nightly\") on Jobs.run()",
-				null, Duration.ZERO, OnBusy.SKIP,
-				new SettingSources("fencing.lease-time", "fencing.wait-time", "fencing.on-busy", false));
+				null, Duration.ZERO, OnBusy.SKIP, Duration.ZERO, new SettingSources("fencing.lease-time",
+						"fencing.wait-time", "fencing.on-busy", "fencing.hold-at-least", false));
 		ran(activities, annotated, RunOutcome.SKIPPED);
 		assertThat(activities.tasks()).hasSize(TaskActivities.MAX_PROGRAMMATIC_TASK_NAMES + 1)
 			.doesNotContainKey("entity-past-the-bound");
@@ -84,12 +86,12 @@ class TaskSourcesTests {
 
 	private static TaskDefinition programmatic(String name) {
 		return new TaskDefinition(name, name, "FencedTasks task '" + name + "'", null, Duration.ZERO, OnBusy.SKIP,
-				SettingSources.programmatic(0));
+				Duration.ZERO, SettingSources.programmatic(0));
 	}
 
 	static class Jobs {
 
-		@FencedTask(value = "stock:#{#sku}", waitTime = "${jobs.wait}", onBusy = OnBusy.FAIL)
+		@FencedTask(value = "stock:#{#sku}", waitTime = "${jobs.wait}", onBusy = OnBusy.FAIL, holdAtLeast = "3s")
 		public void stock(String sku) {
 		}
 

@@ -33,6 +33,9 @@ public class InMemoryFencedLocks implements FencedLocks {
 
 	private static final long RENEWED = Long.MAX_VALUE;
 
+	/** The owner of a lock held past its run's end by a minimum hold: nobody's. */
+	private static final long HELD_FOR_NO_OWNER = -1;
+
 	/** How long a paused owner waits for its newer owner to end. */
 	private static final Duration NEWER_OWNER_TIMEOUT = Duration.ofMinutes(1);
 
@@ -126,13 +129,24 @@ public class InMemoryFencedLocks implements FencedLocks {
 	}
 
 	@Override
-	public CompletableFuture<Boolean> release(HeldLock held, Consumer<Boolean> whenAnswered) {
+	public CompletableFuture<Boolean> release(HeldLock held, Duration holdFor, Consumer<Boolean> whenAnswered) {
 		LockState lock = state(held);
 		boolean released;
 		synchronized (lock) {
-			lock.endLeaseIfOver(System.nanoTime());
+			long now = System.nanoTime();
+			lock.endLeaseIfOver(now);
 			released = lock.owner == own(held).owner();
-			if (released) {
+			if (released && !holdFor.isNegative() && !holdFor.isZero()) {
+				// Held for no owner until the hold ends; a fixed lease is only shortened.
+				lock.owner = HELD_FOR_NO_OWNER;
+				long holdEnd = now + holdFor.toNanos();
+				if (lock.leaseEndNanos == RENEWED || holdEnd - lock.leaseEndNanos < 0) {
+					lock.leaseEndNanos = holdEnd;
+				}
+				// Waiters wait for the new end of the lease.
+				lock.notifyAll();
+			}
+			else if (released) {
 				lock.endLease();
 			}
 		}

@@ -167,6 +167,25 @@ class InMemoryFencedLocksTests {
 		});
 	}
 
+	/**
+	 * A minimum hold keeps the in-JVM lock as Redis keeps it: taken for nobody until the
+	 * hold ends, and a waiter gets it then.
+	 */
+	@Test
+	void aMinimumHoldKeepsTheLockTakenUntilItEnds() {
+		this.contextRunner.run((context) -> {
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			long started = System.nanoTime();
+			assertThat(tasks.task("held").holdAtLeast(Duration.ofSeconds(1)).run((token) -> {
+			})).isTrue();
+			assertThat(tasks.run("held", (token) -> {
+			})).as("a run within the hold").isFalse();
+			assertThat(tasks.task("held").waitTime(Duration.ofSeconds(5)).run((token) -> {
+			})).as("a waiter, once the hold ends").isTrue();
+			assertThat(System.nanoTime() - started).isGreaterThanOrEqualTo(Duration.ofMillis(1000).toNanos());
+		});
+	}
+
 	@Test
 	void aPausedOwnersWritesAreRefusedAfterTheNewerOwnersWrites() {
 		this.contextRunner.run((context) -> {

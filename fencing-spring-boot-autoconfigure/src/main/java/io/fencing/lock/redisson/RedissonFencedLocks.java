@@ -102,6 +102,24 @@ public class RedissonFencedLocks implements FencedLocks {
 			return redis.call('incr', KEYS[2])""";
 
 	/**
+	 * Leaves the lock taken, for no owner, for ARGV[2] ms more while this owner (ARGV[1])
+	 * still holds it: its field is renamed, so that no owner releases or re-enters it and
+	 * the watchdog, finding the owner gone, stops renewing it; a fixed lease (ARGV[3] 1)
+	 * is only shortened. Returns 0 when the lock is no longer this owner's.
+	 */
+	private static final String HOLD_FOR = """
+			if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+				return 0
+			end
+			local left = redis.call('pttl', KEYS[1])
+			redis.call('hdel', KEYS[1], ARGV[1])
+			redis.call('hset', KEYS[1], ARGV[1] .. ':held', 1)
+			if ARGV[3] == '0' or left < 0 or left > tonumber(ARGV[2]) then
+				redis.call('pexpire', KEYS[1], ARGV[2])
+			end
+			return 1""";
+
+	/**
 	 * The lease this owner has left in milliseconds, read on the master; -3 when the lock
 	 * is no longer this owner's.
 	 */
@@ -455,14 +473,14 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * this process wait for the reply instead.
 	 */
 	@Override
-	public CompletableFuture<Boolean> release(HeldLock held, Consumer<Boolean> whenAnswered) {
+	public CompletableFuture<Boolean> release(HeldLock held, Duration holdFor, Consumer<Boolean> whenAnswered) {
 		RedissonHeldLock own = own(held);
 		String lockName = held.token().lockName();
 		CompletableFuture<Boolean> released = new CompletableFuture<>();
 		// Registered before it is sent: no acquisition that follows the caller misses it.
 		PendingKey pendingKey = pendingKey(lockName);
 		PENDING_RELEASES.put(pendingKey, released);
-		own.lock().unlockAsync(own.owner()).whenComplete((unlocked, failure) -> {
+		release(own, holdFor).whenComplete((unlocked, failure) -> {
 			Throwable error = (failure != null) ? unwrap(failure) : null;
 			boolean wasHeld = !(error instanceof IllegalMonitorStateException);
 			if (error != null && wasHeld) {
@@ -478,6 +496,28 @@ public class RedissonFencedLocks implements FencedLocks {
 			}
 		});
 		return released;
+	}
+
+	/**
+	 * Unlocks now, or leaves the lock to expire after {@code holdFor}; fails with
+	 * {@link IllegalMonitorStateException} when the lock is no longer this owner's.
+	 */
+	private CompletableFuture<?> release(RedissonHeldLock own, Duration holdFor) {
+		if (holdFor.toMillis() <= 0) {
+			return own.lock().unlockAsync(own.owner()).toCompletableFuture();
+		}
+		RedissonLock lock = own.lock();
+		return script()
+			.<Long>evalAsync(lock.getName(), RScript.Mode.READ_WRITE, HOLD_FOR, RScript.ReturnType.LONG,
+					List.of(rawKey(lock.getRawName())), ownerField(lock, own.owner()),
+					String.valueOf(holdFor.toMillis()), (own.leaseTime() != null) ? "1" : "0")
+			.toCompletableFuture()
+			.thenApply((held) -> {
+				if (held == null || held != 1L) {
+					throw new IllegalMonitorStateException("Lock '" + lock.getName() + "' is no longer this owner's");
+				}
+				return held;
+			});
 	}
 
 	/**
