@@ -391,19 +391,17 @@ public class FencedTaskRunner implements AutoCloseable {
 	/**
 	 * After the work has ended: repairs a lock's counter the storage found behind it (its
 	 * tokens only; a token source's never fall behind), then sends the release (leaving
-	 * the lock taken for what is left of a minimum hold), telling the listeners once it
-	 * is answered when the lease was overrun or the lock lost.
+	 * the lock taken for {@code holdFor}, what is left of a minimum hold), telling the
+	 * listeners once it is answered when the lease was overrun or the lock lost.
 	 * @return completes once Redis has answered the release
 	 */
-	CompletableFuture<Boolean> end(HeldLock held, Acquisition acquisition, Duration holdAtLeast,
-			RunLifecycle lifecycle) {
+	CompletableFuture<Boolean> end(HeldLock held, Acquisition acquisition, Duration holdFor, RunLifecycle lifecycle) {
 		if (this.tokenSource == null) {
 			this.counters.repairAfterRefusal(held, acquisition.newestRefusingToken());
 		}
 		long ranNanos = System.nanoTime() - held.acquiredAtNanos();
 		Duration lease = held.leaseTime();
 		boolean overran = (lease != null) && ranNanos > lease.toNanos();
-		Duration holdFor = holdAtLeast.isZero() ? Duration.ZERO : holdAtLeast.minusNanos(ranNanos);
 		return this.locks.release(held, holdFor, (released) -> {
 			if (overran || !released) {
 				lifecycle.leaseLost(held.token(), lease, Duration.ofNanos(ranNanos), overran);

@@ -1,5 +1,6 @@
 package io.fencing.run;
 
+import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -35,6 +36,12 @@ public final class TaskRun {
 	private final @Nullable HeldLock held;
 
 	private final Acquisition acquisition;
+
+	/**
+	 * When the run began, its lock granted and its token taken: a minimum hold counts
+	 * from here, never from a request that waited for the lock.
+	 */
+	private final long startedNanos = System.nanoTime();
 
 	private final AtomicBoolean finished = new AtomicBoolean();
 
@@ -116,7 +123,7 @@ public final class TaskRun {
 				return released;
 			}
 			this.acquisition.end();
-			released = this.runner.end(this.held, this.acquisition, this.task.holdAtLeast(), this.lifecycle);
+			released = this.runner.end(this.held, this.acquisition, holdLeft(), this.lifecycle);
 			return released;
 		}
 		finally {
@@ -124,6 +131,12 @@ public final class TaskRun {
 			this.runner.finished(this);
 			this.lifecycle.ended((cause != null) ? outcomeOf(cause) : RunOutcome.RAN, cause);
 		}
+	}
+
+	/** What is left of the task's minimum hold, zero or negative when none. */
+	private Duration holdLeft() {
+		Duration hold = this.task.holdAtLeast();
+		return hold.isZero() ? Duration.ZERO : hold.minusNanos(System.nanoTime() - this.startedNanos);
 	}
 
 	/**

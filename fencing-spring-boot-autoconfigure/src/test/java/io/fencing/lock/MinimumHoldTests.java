@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.fencing.FencedTask;
 import io.fencing.FencedTasks;
@@ -111,6 +112,42 @@ class MinimumHoldTests {
 			await().atMost(Duration.ofSeconds(10)).until(() -> tasks.run(this.lock, (token) -> {
 			}));
 			assertThat(System.nanoTime() - started).isGreaterThanOrEqualTo(Duration.ofMillis(1400).toNanos());
+		});
+	}
+
+	/**
+	 * An owner already waiting for the lock when the hold begins is told, so it waits for
+	 * the hold, not the fixed lease it saw; its own hold counts from its run, not from
+	 * its request.
+	 */
+	@Test
+	void aWaiterRunsWhenTheHoldEndsAndHoldsFromItsOwnRun() {
+		this.contextRunner.run((context) -> {
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			RedissonClient redisson = redisson(context);
+			long started = System.nanoTime();
+			AtomicLong waiterRan = new AtomicLong();
+			Thread waiter = new Thread(() -> tasks.task(this.lock)
+				.waitTime(Duration.ofSeconds(20))
+				.leaseTime(Duration.ofSeconds(60))
+				.holdAtLeast(Duration.ofSeconds(2))
+				.run((token) -> waiterRan.set(System.nanoTime())));
+			assertThat(tasks.task(this.lock)
+				.leaseTime(Duration.ofSeconds(60))
+				.holdAtLeast(Duration.ofMillis(1500))
+				.run((token) -> {
+					waiter.start();
+					// Until the waiter listens for the lock's release.
+					await().atMost(Duration.ofSeconds(10))
+						.until(() -> redisson.getTopic("redisson_lock__channel:{" + this.lock + "}")
+							.countSubscribers() > 0);
+				})).isTrue();
+			await().atMost(Duration.ofSeconds(15)).until(() -> waiterRan.get() != 0);
+			assertThat(waiterRan.get() - started).as("the waiter ran when the hold ended")
+				.isBetween(Duration.ofMillis(1400).toNanos(), Duration.ofSeconds(10).toNanos());
+			awaitReleases(context);
+			assertThat(tasks.run(this.lock, (token) -> {
+			})).as("within the waiter's own hold").isFalse();
 		});
 	}
 

@@ -52,7 +52,8 @@ class ActuatorFencingEndpointTests {
 					"lockName", "stock-sync", "programmatic", false, "leaseTime",
 					Map.of("value", "PT2S", "source", "fencing.tasks.stock-sync.lease-time"), "waitTime",
 					Map.of("value", "PT0S", "source", "fencing.wait-time"), "onBusy",
-					Map.of("value", "skip", "source", "fencing.on-busy")));
+					Map.of("value", "skip", "source", "fencing.on-busy"), "holdAtLeast",
+					Map.of("value", "PT0S", "source", "fencing.hold-at-least")));
 		assertThat(task.read("$.declarations[?(@.declaredBy =~ /.*ReplayWorkers.takeOver.*/)].waitTime", List.class))
 			.containsExactly(
 					Map.of("value", "PT5S", "source", "@FencedTask(waitTime = \"${stock.replay.takeover-wait}\")"));
