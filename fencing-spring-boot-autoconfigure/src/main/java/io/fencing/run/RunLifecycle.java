@@ -2,6 +2,7 @@ package io.fencing.run;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 
 import io.fencing.FencingToken;
 import io.fencing.task.TaskDefinition;
@@ -35,7 +36,7 @@ final class RunLifecycle {
 				observers[i] = (observer != null) ? observer : RunObserver.NONE;
 			}
 			catch (RuntimeException ex) {
-				failed(listeners.get(i), "runStarted", task, ex);
+				failed(listeners.get(i), "runStarted", task.description(), ex);
 				observers[i] = RunObserver.NONE;
 			}
 		}
@@ -51,21 +52,13 @@ final class RunLifecycle {
 				listener.counterRepaired(lockName, behind, raisedTo);
 			}
 			catch (RuntimeException ex) {
-				logger.warn(listener.getClass().getName() + ".counterRepaired failed for lock '" + lockName
-						+ "'; the repair is not affected", ex);
+				failed(listener, "counterRepaired", "lock '" + lockName + "'", ex);
 			}
 		}
 	}
 
 	void acquired(FencingToken token) {
-		for (RunObserver observer : this.observers) {
-			try {
-				observer.acquired(this.task, token);
-			}
-			catch (RuntimeException ex) {
-				failed(observer, "acquired", this.task, ex);
-			}
-		}
+		tell("acquired", (observer) -> observer.acquired(this.task, token));
 	}
 
 	/** Most runs have one scope at most (the observation's): no array then. */
@@ -79,7 +72,7 @@ final class RunLifecycle {
 				scope = observer.bodyStarting();
 			}
 			catch (RuntimeException ex) {
-				failed(observer, "bodyStarting", this.task, ex);
+				failed(observer, "bodyStarting", this.task.description(), ex);
 				continue;
 			}
 			if (scope == RunObserver.BodyScope.NONE) {
@@ -112,23 +105,23 @@ final class RunLifecycle {
 	}
 
 	void leaseLost(FencingToken token, @Nullable Duration leaseTime, Duration ran, boolean overran) {
-		for (RunObserver observer : this.observers) {
-			try {
-				observer.leaseLost(this.task, token, leaseTime, ran, overran);
-			}
-			catch (RuntimeException ex) {
-				failed(observer, "leaseLost", this.task, ex);
-			}
-		}
+		tell("leaseLost", (observer) -> observer.leaseLost(this.task, token, leaseTime, ran, overran));
 	}
 
 	void ended(RunOutcome outcome, @Nullable Throwable failure) {
+		tell("ended", (observer) -> observer.ended(this.task, outcome, failure));
+	}
+
+	/**
+	 * Tells every observer, each on its own: one that throws stops none of the others.
+	 */
+	private void tell(String call, Consumer<RunObserver> telling) {
 		for (RunObserver observer : this.observers) {
 			try {
-				observer.ended(this.task, outcome, failure);
+				telling.accept(observer);
 			}
 			catch (RuntimeException ex) {
-				failed(observer, "ended", this.task, ex);
+				failed(observer, call, this.task.description(), ex);
 			}
 		}
 	}
@@ -138,13 +131,15 @@ final class RunLifecycle {
 			scope.close();
 		}
 		catch (RuntimeException ex) {
-			failed(scope, "close", this.task, ex);
+			failed(scope, "close", this.task.description(), ex);
 		}
 	}
 
-	private static void failed(Object listener, String call, TaskDefinition task, RuntimeException ex) {
-		logger.warn(listener.getClass().getName() + "." + call + " failed for " + task.description()
-				+ "; the run is not affected", ex);
+	/**
+	 * {@code subject}: the run's task, or the lock a repair was of; neither is affected.
+	 */
+	private static void failed(Object listener, String call, String subject, RuntimeException ex) {
+		logger.warn(listener.getClass().getName() + "." + call + " failed for " + subject + "; it is not affected", ex);
 	}
 
 }
