@@ -16,17 +16,30 @@ public class StaleWriterException extends NonTransientDataAccessException {
 
 	private final @Nullable Long acceptedToken;
 
+	private final @Nullable String resource;
+
 	public StaleWriterException(String lockName, long token, @Nullable Long acceptedToken) {
-		super(message(lockName, token, acceptedToken));
+		this(lockName, token, acceptedToken, null);
+	}
+
+	/**
+	 * @param resource what refused the write, when the storage named it (the table of a
+	 * database fence)
+	 */
+	public StaleWriterException(String lockName, long token, @Nullable Long acceptedToken, @Nullable String resource) {
+		super(message(lockName, token, acceptedToken, resource));
 		this.lockName = lockName;
 		this.token = token;
 		this.acceptedToken = acceptedToken;
+		this.resource = resource;
 	}
 
-	private static String message(String lockName, long token, @Nullable Long acceptedToken) {
+	private static String message(String lockName, long token, @Nullable Long acceptedToken,
+			@Nullable String resource) {
 		String accepted = (acceptedToken != null) ? String.valueOf(acceptedToken) : "unknown";
+		String refusedBy = (resource != null) ? " (refused by " + resource + ")" : "";
 		return "Stale write on lock '" + lockName + "': token " + token + " is older than accepted token " + accepted
-				+ "; a newer owner has taken the lock, so nothing was written";
+				+ refusedBy + "; a newer owner has taken the lock, so nothing was written";
 	}
 
 	/** The name of the lock whose token was refused. */
@@ -42,6 +55,14 @@ public class StaleWriterException extends NonTransientDataAccessException {
 	/** The newer token found in storage, {@code null} if unknown. */
 	public @Nullable Long getAcceptedToken() {
 		return this.acceptedToken;
+	}
+
+	/**
+	 * What refused the write when the storage named it (the database fence of a table:
+	 * "table stock"), {@code null} otherwise.
+	 */
+	public @Nullable String getResource() {
+		return this.resource;
 	}
 
 }

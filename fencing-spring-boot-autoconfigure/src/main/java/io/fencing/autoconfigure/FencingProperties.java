@@ -1,7 +1,9 @@
 package io.fencing.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.fencing.OnBusy;
@@ -207,11 +209,29 @@ public class FencingProperties {
 
 		/**
 		 * When the starter creates its schema (the token source's sequence, or its
-		 * counter row on MySQL): embedded (only in an embedded database), always, or
-		 * never (create it yourself, for example in a Flyway or Liquibase migration, from
-		 * the DDL in the jar: io/fencing/jdbc/schema-*.sql).
+		 * counter row on MySQL, and the fences of fenced-tables): embedded (only in an
+		 * embedded database), always, or never (create it yourself, for example in a
+		 * Flyway or Liquibase migration, from the DDL in the jar:
+		 * io/fencing/jdbc/schema-*.sql).
 		 */
 		private InitializeSchema initializeSchema = InitializeSchema.EMBEDDED;
+
+		/**
+		 * Tables the database itself fences, table or schema.table: a trigger refuses
+		 * every INSERT, UPDATE and DELETE whose writer's token (the running task's,
+		 * carried by the connection) is older than the row's token column, or that
+		 * carries none, whatever library sends it. Checked at startup, and created with
+		 * initialize-schema.
+		 */
+		private List<String> fencedTables = new ArrayList<>();
+
+		public List<String> getFencedTables() {
+			return this.fencedTables;
+		}
+
+		public void setFencedTables(List<String> fencedTables) {
+			this.fencedTables = fencedTables;
+		}
 
 		public InitializeSchema getInitializeSchema() {
 			return this.initializeSchema;

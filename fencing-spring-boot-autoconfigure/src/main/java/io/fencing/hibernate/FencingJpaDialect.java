@@ -2,7 +2,7 @@ package io.fencing.hibernate;
 
 import java.sql.SQLException;
 
-import io.fencing.StaleWriterException;
+import io.fencing.fence.FenceRefusals;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
 import org.jspecify.annotations.Nullable;
@@ -14,9 +14,10 @@ import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
 
 /**
- * The application's {@link JpaDialect}, except that a refused write of a fenced entity
- * stays a {@link StaleWriterException}: when a commit flushes it, Hibernate wraps it in a
- * {@code RollbackException}, which Spring's transaction manager would turn into a
+ * The application's {@link JpaDialect}, except that a refused write of a fenced entity,
+ * or one the database fence of its table refused, is a
+ * {@link io.fencing.StaleWriterException}: when a commit flushes it, Hibernate wraps it
+ * in a {@code RollbackException}, which Spring's transaction manager would turn into a
  * {@code TransactionSystemException}.
  */
 public final class FencingJpaDialect implements JpaDialect {
@@ -29,12 +30,8 @@ public final class FencingJpaDialect implements JpaDialect {
 
 	@Override
 	public @Nullable DataAccessException translateExceptionIfPossible(RuntimeException ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof StaleWriterException refused) {
-				return refused;
-			}
-		}
-		return this.application.translateExceptionIfPossible(ex);
+		DataAccessException refusal = FenceRefusals.translate(ex);
+		return (refusal != null) ? refusal : this.application.translateExceptionIfPossible(ex);
 	}
 
 	@Override

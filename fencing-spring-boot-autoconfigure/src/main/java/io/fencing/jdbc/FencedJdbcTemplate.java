@@ -24,6 +24,8 @@ import io.fencing.NoFencingTokenException;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
+import io.fencing.fence.FenceRefusals;
+import io.fencing.fence.WriterTokens;
 import io.fencing.event.FencingEventPublisher;
 import io.fencing.jdbc.GuardedUpdate.Quirk;
 import org.apache.commons.logging.Log;
@@ -32,6 +34,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcUtils;
@@ -148,41 +151,46 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 		Object[] arguments = (args != null) ? args : new Object[0];
 		GuardedUpdate update = rewrite(sql);
 		update.checkArguments(arguments);
-		Integer changed = refusalsPublished(update, () -> execute((Connection connection) -> {
-			Dialect dialect = dialect(connection);
-			rejectWhatTheDialectReadsOtherwise(dialect, update);
-			if (this.uniqueKeys.pinsOneRow(update, arguments, connection)) {
-				// One row: the fenced statement alone is all-or-nothing.
-				int rows = executeUpdate(connection, update, update.fencedArguments(arguments, token.value()));
-				if (rows > 1) {
-					pinnedSeveralRows(connection, dialect, update, arguments, token, rows);
-				}
-				else if (rows == 0) {
-					failIfNewerToken(connection, dialect, update, arguments, token);
-				}
-				return rows;
-			}
-			try {
-				return inTransaction(connection, () -> {
-					int rows = executeUpdate(connection, update, update.fencedArguments(arguments, token.value()));
-					failIfNewerToken(connection, dialect, update, arguments, token);
-					return rows;
-				});
-			}
-			catch (SQLException ex) {
-				// The fence left out the rows with a newer token, so the statement the
-				// database ran is not the one written (it may break a unique key the full
-				// one would not): when the fence left rows out, that is the cause to
-				// report.
-				try {
-					failIfNewerToken(connection, dialect, update, arguments, token);
-				}
-				catch (SQLException checkFailure) {
-					ex.addSuppressed(checkFailure);
-				}
-				throw ex;
-			}
-		}));
+		Integer changed = refusalsPublished(update,
+				() -> WriterTokens.writingWith(token, () -> execute((Connection connection) -> {
+					Dialect dialect = dialect(connection);
+					rejectWhatTheDialectReadsOtherwise(dialect, update);
+					if (this.uniqueKeys.pinsOneRow(update, arguments, connection)) {
+						// One row: the fenced statement alone is all-or-nothing.
+						int rows = executeUpdate(connection, update, update.fencedArguments(arguments, token.value()));
+						if (rows > 1) {
+							pinnedSeveralRows(connection, dialect, update, arguments, token, rows);
+						}
+						else if (rows == 0) {
+							failIfNewerToken(connection, dialect, update, arguments, token);
+						}
+						return rows;
+					}
+					try {
+						return inTransaction(connection, () -> {
+							int rows = executeUpdate(connection, update,
+									update.fencedArguments(arguments, token.value()));
+							failIfNewerToken(connection, dialect, update, arguments, token);
+							return rows;
+						});
+					}
+					catch (SQLException ex) {
+						// The fence left out the rows with a newer token, so the
+						// statement the
+						// database ran is not the one written (it may break a unique key
+						// the full
+						// one would not): when the fence left rows out, that is the cause
+						// to
+						// report.
+						try {
+							failIfNewerToken(connection, dialect, update, arguments, token);
+						}
+						catch (SQLException checkFailure) {
+							ex.addSuppressed(checkFailure);
+						}
+						throw ex;
+					}
+				})));
 		return (changed != null) ? changed : 0;
 	}
 
@@ -202,30 +210,31 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 		if (batchArgs.isEmpty()) {
 			return new int[0];
 		}
-		return refusalsPublished(update, () -> execute((Connection connection) -> {
-			Dialect dialect = dialect(connection);
-			rejectWhatTheDialectReadsOtherwise(dialect, update);
-			return inTransaction(connection, () -> {
-				int[] counts;
-				try (PreparedStatement statement = connection.prepareStatement(update.fencedSql())) {
-					applyStatementSettings(statement);
-					for (Object[] arguments : batchArgs) {
-						new ArgumentPreparedStatementSetter(update.fencedArguments(arguments, token.value()))
-							.setValues(statement);
-						statement.addBatch();
-					}
-					counts = statement.executeBatch();
-				}
-				this.newestTokenQueriesOfGuardedTables.add(update.newestTokenOfTableSql());
-				for (int i = 0; i < counts.length; i++) {
-					Object[] arguments = batchArgs.get(i);
-					if (counts[i] != 1 || !this.uniqueKeys.pinsOneRow(update, arguments, connection)) {
-						failIfNewerToken(connection, dialect, update, arguments, token);
-					}
-				}
-				return counts;
-			});
-		}));
+		return refusalsPublished(update,
+				() -> WriterTokens.writingWith(token, () -> execute((Connection connection) -> {
+					Dialect dialect = dialect(connection);
+					rejectWhatTheDialectReadsOtherwise(dialect, update);
+					return inTransaction(connection, () -> {
+						int[] counts;
+						try (PreparedStatement statement = connection.prepareStatement(update.fencedSql())) {
+							applyStatementSettings(statement);
+							for (Object[] arguments : batchArgs) {
+								new ArgumentPreparedStatementSetter(update.fencedArguments(arguments, token.value()))
+									.setValues(statement);
+								statement.addBatch();
+							}
+							counts = statement.executeBatch();
+						}
+						this.newestTokenQueriesOfGuardedTables.add(update.newestTokenOfTableSql());
+						for (int i = 0; i < counts.length; i++) {
+							Object[] arguments = batchArgs.get(i);
+							if (counts[i] != 1 || !this.uniqueKeys.pinsOneRow(update, arguments, connection)) {
+								failIfNewerToken(connection, dialect, update, arguments, token);
+							}
+						}
+						return counts;
+					});
+				})));
 	}
 
 	/**
@@ -235,6 +244,25 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 	@Override
 	public void setApplicationEventPublisher(ApplicationEventPublisher publisher) {
 		this.events = new FencingEventPublisher(publisher);
+	}
+
+	/**
+	 * A refusal of the database fence of a table, whatever statement of this template it
+	 * refused, becomes a {@link StaleWriterException} naming the lock, both tokens and
+	 * the table (published as a guarded update's is), or an error that says how to write
+	 * without a token.
+	 */
+	@Override
+	protected DataAccessException translateException(String task, @Nullable String sql, SQLException ex) {
+		DataAccessException refusal = FenceRefusals.translate(ex);
+		if (refusal == null) {
+			return super.translateException(task, sql, ex);
+		}
+		if (refusal instanceof StaleWriterException stale) {
+			String table = FenceRefusals.table(stale);
+			this.events.publishRefusal(this, stale, (table != null) ? table : "unknown");
+		}
+		return refusal;
 	}
 
 	private <T> T refusalsPublished(GuardedUpdate update, Supplier<T> write) {

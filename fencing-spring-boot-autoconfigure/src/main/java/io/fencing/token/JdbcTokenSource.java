@@ -15,6 +15,7 @@ import javax.sql.DataSource;
 
 import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
+import io.fencing.fence.FencedDataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -61,7 +62,8 @@ public final class JdbcTokenSource implements TokenSource {
 	}
 
 	private static DataSource outsideTransactions(DataSource dataSource) {
-		DataSource target = dataSource;
+		// Its statements carry no writer's token: the fence's wrapper is not needed.
+		DataSource target = (dataSource instanceof FencedDataSource fenced) ? fenced.unfenced() : dataSource;
 		try {
 			while (target.isWrapperFor(TransactionAwareDataSourceProxy.class)) {
 				DataSource behind = target.unwrap(TransactionAwareDataSourceProxy.class).getTargetDataSource();

@@ -1,0 +1,91 @@
+package io.fencing.autoconfigure;
+
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import io.fencing.autoconfigure.FencingProperties.InitializeSchema;
+import io.fencing.fence.FencedDataSourcePostProcessor;
+import io.fencing.fence.FencedTable;
+import io.fencing.fence.FencedTables;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Auto-configuration of the database fence ({@code fencing.jdbc.fenced-tables}): the
+ * application's {@link DataSource} hands out connections that carry the running task's
+ * token, and the declared tables are checked to carry the fence at startup, which creates
+ * it where {@code fencing.jdbc.initialize-schema} allows.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@ConditionalOnClass({ DataSource.class, JdbcTemplate.class, EmbeddedDatabaseConnection.class })
+@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
+@Conditional(FencingFencedTablesAutoConfiguration.OnFencedTables.class)
+@EnableConfigurationProperties(FencingProperties.class)
+public final class FencingFencedTablesAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static FencedDataSourcePostProcessor fencedDataSourcePostProcessor() {
+		return new FencedDataSourcePostProcessor();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(DataSource.class)
+	FencedTables fencedTables(ObjectProvider<DataSource> dataSources, FencingProperties properties) {
+		FencingProperties.Jdbc jdbc = properties.getJdbc();
+		DataSource dataSource = dataSources.getIfUnique();
+		if (dataSource == null) {
+			throw new IllegalStateException("fencing.jdbc.fenced-tables " + jdbc.getFencedTables() + " needs one "
+					+ "DataSource to check its tables in, and the application has several; mark the one that holds "
+					+ "them @Primary");
+		}
+		List<FencedTable> tables = jdbc.getFencedTables().stream().map((declared) -> {
+			try {
+				return FencedTable.of(declared, jdbc.getTokenColumn());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalStateException("fencing.jdbc.fenced-tables: " + ex.getMessage(), ex);
+			}
+		}).toList();
+		InitializeSchema mode = jdbc.getInitializeSchema();
+		boolean create = mode == InitializeSchema.ALWAYS
+				|| (mode == InitializeSchema.EMBEDDED && EmbeddedDatabaseConnection.isEmbedded(dataSource));
+		return new FencedTables(dataSource, tables, create);
+	}
+
+	/** Tables declared, as a list or comma-separated. */
+	static class OnFencedTables extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			List<String> tables = Binder.get(context.getEnvironment())
+				.bind("fencing.jdbc.fenced-tables", Bindable.listOf(String.class))
+				.orElse(List.of());
+			return tables.isEmpty() ? ConditionOutcome.noMatch("no fencing.jdbc.fenced-tables")
+					: ConditionOutcome.match("fencing.jdbc.fenced-tables " + tables);
+		}
+
+	}
+
+}

@@ -1,0 +1,89 @@
+package io.fencing.fence;
+
+import java.sql.SQLException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.fencing.FencingToken;
+import io.fencing.StaleWriterException;
+import io.fencing.context.TokenBindings;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.InvalidDataAccessApiUsageException;
+
+/**
+ * Reads a refusal of the database fence out of an exception: a
+ * {@link StaleWriterException} naming the lock, both tokens and the table, or an error
+ * that says how to write without a token.
+ */
+public final class FenceRefusals {
+
+	private static final Pattern STALE = Pattern
+		.compile("fencing: table (\\S+): token (-?\\d+) is older than accepted token (-?\\d+)");
+
+	private static final Pattern NO_TOKEN = Pattern
+		.compile("fencing: (INSERT|UPDATE|DELETE) of fenced table (\\S+) carries no fencing token");
+
+	private FenceRefusals() {
+	}
+
+	/**
+	 * The refusal of the database fence that {@code failure} or one of its causes
+	 * reports, or {@code null}. A stale writer's refusal is recorded on the acquisition
+	 * that issued the token, as a guarded update's is.
+	 */
+	public static @Nullable DataAccessException translate(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof StaleWriterException stale) {
+				return stale;
+			}
+			DataAccessException refusal = refusal(cause);
+			if (refusal == null && cause instanceof SQLException sql && sql.getNextException() != null) {
+				refusal = refusal(sql.getNextException());
+			}
+			if (refusal != null) {
+				return refusal;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * The table named by a refusal of {@code stale}, if the database fence refused it.
+	 */
+	public static @Nullable String table(StaleWriterException stale) {
+		String resource = stale.getResource();
+		return (resource != null && resource.startsWith("table ")) ? resource.substring(6) : null;
+	}
+
+	private static @Nullable DataAccessException refusal(Throwable cause) {
+		String message = cause.getMessage();
+		if (message == null || !message.contains("fencing: ")) {
+			return null;
+		}
+		Matcher stale = STALE.matcher(message);
+		if (stale.find()) {
+			long token = Long.parseLong(stale.group(2));
+			long accepted = Long.parseLong(stale.group(3));
+			FencingToken writer = WriterTokens.find(token);
+			if (writer != null) {
+				TokenBindings.reportRefusal(writer, accepted);
+			}
+			String lock = (writer != null) ? writer.lockName() : "unknown";
+			StaleWriterException refused = new StaleWriterException(lock, token, accepted, "table " + stale.group(1));
+			refused.initCause(cause);
+			return refused;
+		}
+		Matcher noToken = NO_TOKEN.matcher(message);
+		if (noToken.find()) {
+			return new InvalidDataAccessApiUsageException(noToken.group(1) + " of table " + noToken.group(2)
+					+ " refused by its database fence: the write carries no fencing token. Write it from a "
+					+ "@FencedTask method or FencedTasks, on the thread that runs it (FencingContext.wrap carries "
+					+ "the token to another thread), or allow it through for maintenance with "
+					+ "io.fencing.jdbc.UnfencedWrites", cause);
+		}
+		return null;
+	}
+
+}

@@ -1,0 +1,173 @@
+package io.fencing.fence;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Locale;
+
+import javax.sql.DataSource;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.SmartInitializingSingleton;
+
+/**
+ * The fenced tables of the application ({@code fencing.jdbc.fenced-tables}), checked when
+ * every bean is ready (after the schema scripts and an entity manager factory's DDL), and
+ * before any task is scheduled: each must exist, have its token column and carry the
+ * fence, which is created here when the application allows it, or the startup fails
+ * naming the table and the DDL to run.
+ */
+public final class FencedTables implements SmartInitializingSingleton {
+
+	private static final Log logger = LogFactory.getLog(FencedTables.class);
+
+	private final DataSource dataSource;
+
+	private final List<FencedTable> tables;
+
+	private final boolean create;
+
+	/**
+	 * @param create whether to create a missing fence
+	 */
+	public FencedTables(DataSource dataSource, List<FencedTable> tables, boolean create) {
+		this.dataSource = dataSource;
+		this.tables = List.copyOf(tables);
+		this.create = create;
+	}
+
+	public List<FencedTable> tables() {
+		return this.tables;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		check();
+	}
+
+	/**
+	 * @throws IllegalStateException naming a table that is missing, lacks its token
+	 * column or its fence, and what to run
+	 */
+	public void check() {
+		if (this.tables.isEmpty()) {
+			return;
+		}
+		try (Connection connection = this.dataSource.getConnection()) {
+			DatabaseMetaData metaData = connection.getMetaData();
+			FenceDialect dialect = FenceDialect.of(metaData);
+			if (dialect == null) {
+				throw new IllegalStateException("fencing.jdbc.fenced-tables " + this.tables + ": "
+						+ metaData.getDatabaseProductName() + " has no database fence of this starter (PostgreSQL, "
+						+ "MariaDB, MySQL and H2 have); remove the setting, and fence its writes with "
+						+ "FencedJdbcTemplate.guardedUpdate");
+			}
+			for (FencedTable table : this.tables) {
+				check(connection, dialect, table);
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not check the database fence of fencing.jdbc.fenced-tables "
+					+ this.tables + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	private void check(Connection connection, FenceDialect dialect, FencedTable table) throws SQLException {
+		Boolean hasColumn = hasTokenColumn(connection, dialect, table);
+		if (hasColumn == null) {
+			throw new IllegalStateException("fencing.jdbc.fenced-tables names table " + table + ", which the "
+					+ "database does not have (in " + where(connection, dialect, table) + "); create it first, or "
+					+ "remove it from the setting");
+		}
+		if (!hasColumn) {
+			throw new IllegalStateException("Fenced table " + table + " has no token column " + table.tokenColumn()
+					+ " (fencing.jdbc.token-column); add it: ALTER TABLE " + table + " ADD COLUMN "
+					+ table.tokenColumn() + " BIGINT");
+		}
+		if (dialect.hasFence(connection, table)) {
+			return;
+		}
+		if (this.create) {
+			create(connection, dialect, table);
+			if (dialect.hasFence(connection, table)) {
+				logger.info("Created the database fence of table " + table);
+				return;
+			}
+		}
+		throw new IllegalStateException("Fenced table " + table + " (fencing.jdbc.fenced-tables) does not carry the "
+				+ "database fence on its token column " + table.tokenColumn() + ", so writes to it are not checked. "
+				+ "Create it with fencing.jdbc.initialize-schema=always, or run this DDL (in a migration of yours; "
+				+ "each statement on its own):\n" + ddl(dialect, table));
+	}
+
+	/** The DDL of the fence of {@code table}, statements separated by blank lines. */
+	static String ddl(FenceDialect dialect, FencedTable table) {
+		return String.join(";\n\n", dialect.ddl(table)) + ";";
+	}
+
+	private static void create(Connection connection, FenceDialect dialect, FencedTable table) throws SQLException {
+		boolean autoCommit = connection.getAutoCommit();
+		// On PostgreSQL the fence appears whole or not at all.
+		connection.setAutoCommit(false);
+		try (Statement statement = connection.createStatement()) {
+			for (String ddl : dialect.ddl(table)) {
+				statement.execute(ddl);
+			}
+			connection.commit();
+		}
+		catch (SQLException ex) {
+			connection.rollback();
+			throw ex;
+		}
+		finally {
+			connection.setAutoCommit(autoCommit);
+		}
+	}
+
+	/**
+	 * Whether the table has its token column, or {@code null} when there is no such
+	 * table.
+	 */
+	private static @Nullable Boolean hasTokenColumn(Connection connection, FenceDialect dialect, FencedTable table)
+			throws SQLException {
+		DatabaseMetaData metaData = connection.getMetaData();
+		boolean catalogs = dialect == FenceDialect.MYSQL;
+		String schema = (table.schema() != null) ? folded(metaData, table.schema()) : null;
+		if (schema == null) {
+			schema = catalogs ? connection.getCatalog() : connection.getSchema();
+		}
+		boolean found = false;
+		try (ResultSet columns = catalogs ? metaData.getColumns(schema, null, folded(metaData, table.name()), null)
+				: metaData.getColumns(null, schema, folded(metaData, table.name()), null)) {
+			while (columns.next()) {
+				found = true;
+				if (table.tokenColumn().equalsIgnoreCase(columns.getString("COLUMN_NAME"))) {
+					return true;
+				}
+			}
+		}
+		return found ? false : null;
+	}
+
+	private static String where(Connection connection, FenceDialect dialect, FencedTable table) throws SQLException {
+		if (table.schema() != null) {
+			return "schema " + table.schema();
+		}
+		return (dialect == FenceDialect.MYSQL) ? "database " + connection.getCatalog()
+				: "schema " + connection.getSchema();
+	}
+
+	private static String folded(DatabaseMetaData metaData, String identifier) throws SQLException {
+		if (metaData.storesUpperCaseIdentifiers()) {
+			return identifier.toUpperCase(Locale.ROOT);
+		}
+		return metaData.storesLowerCaseIdentifiers() ? identifier.toLowerCase(Locale.ROOT) : identifier;
+	}
+
+}

@@ -1,0 +1,335 @@
+package io.fencing.fence;
+
+import java.sql.Connection;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.util.List;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencing.FencingToken;
+import io.fencing.StaleWriterException;
+import io.fencing.context.TokenBindings;
+import io.fencing.context.TokenBindings.Acquisition;
+import io.fencing.context.TokenBindings.Binding;
+import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.jdbc.UnfencedWrites;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.InvalidDataAccessApiUsageException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The database fence, run against each real database by a subclass: a table carries the
+ * fence, and writes reach it through a pool of one connection (so that each checkout
+ * reuses the session of the one before), as any library sends them: a plain
+ * {@link JdbcTemplate} that knows nothing of fencing, and the starter's template.
+ */
+abstract class DatabaseFenceContractTests {
+
+	private static final String LOCK = "stock-sync";
+
+	private HikariDataSource pool;
+
+	private DataSource fenced;
+
+	private JdbcTemplate plain;
+
+	private FencedJdbcTemplate template;
+
+	private JdbcTemplate unfenced;
+
+	private String table;
+
+	/** A new pool of the given size on the database under test. */
+	protected abstract HikariDataSource pool(int size);
+
+	@BeforeEach
+	void createFencedTable() {
+		this.pool = pool(1);
+		this.fenced = new FencedDataSource(this.pool);
+		this.plain = new JdbcTemplate(this.fenced);
+		this.template = new FencedJdbcTemplate(this.fenced);
+		this.unfenced = new JdbcTemplate(this.pool);
+		this.table = "fenced_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+		this.unfenced.execute("CREATE TABLE " + this.table
+				+ " (sku VARCHAR(32) PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT)");
+		this.unfenced.update("INSERT INTO " + this.table + " (sku, quantity, last_token) VALUES ('A-1', 10, 0)");
+		this.unfenced.update("INSERT INTO " + this.table + " (sku, quantity, last_token) VALUES ('B-2', 20, 0)");
+		this.unfenced.update("INSERT INTO " + this.table + " (sku, quantity, last_token) VALUES ('C-3', 30, 0)");
+		new FencedTables(this.fenced, List.of(FencedTable.of(this.table, "last_token")), true).check();
+	}
+
+	@AfterEach
+	void dropFencedTable() {
+		try {
+			this.unfenced.execute("DROP TABLE IF EXISTS " + this.table);
+		}
+		finally {
+			this.pool.close();
+		}
+	}
+
+	@Test
+	void aPlainJdbcTemplateWriteOfAStaleOwnerIsRefusedAndChangesNothing() {
+		as(2, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 8 WHERE sku = 'A-1'"));
+		assertThatExceptionOfType(DataAccessException.class).isThrownBy(
+				() -> as(1, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 5 WHERE sku = 'A-1'")))
+			.withMessageContaining("token 1 is older than accepted token 2");
+		assertThat(row("A-1")).containsExactly(8, 2L);
+		// Equal token: the same owner writes again.
+		as(2, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 9 WHERE sku = 'A-1'"));
+		assertThat(row("A-1")).containsExactly(9, 2L);
+	}
+
+	@Test
+	void theStartersTemplateReportsTheRefusalWithTheLockBothTokensAndTheTable() {
+		as(2, () -> this.template.update("UPDATE " + this.table + " SET quantity = 8 WHERE sku = 'A-1'"));
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> as(1,
+					() -> this.template.update("UPDATE " + this.table + " SET quantity = 5 WHERE sku = ?", "A-1")))
+			.satisfies((refused) -> {
+				assertThat(refused.getLockName()).isEqualTo(LOCK);
+				assertThat(refused.getToken()).isEqualTo(1);
+				assertThat(refused.getAcceptedToken()).isEqualTo(2L);
+				assertThat(refused.getResource()).isEqualToIgnoringCase("table " + this.table);
+			});
+		assertThat(row("A-1")).containsExactly(8, 2L);
+	}
+
+	@Test
+	void aStaleDeleteIsRefused() {
+		as(3, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 8 WHERE sku = 'B-2'"));
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> as(2, () -> this.template.update("DELETE FROM " + this.table + " WHERE sku = 'B-2'")));
+		assertThat(row("B-2")).containsExactly(8, 3L);
+		as(3, () -> this.plain.update("DELETE FROM " + this.table + " WHERE sku = 'B-2'"));
+		assertThat(this.unfenced.queryForObject("SELECT COUNT(*) FROM " + this.table + " WHERE sku = 'B-2'",
+				Integer.class))
+			.isZero();
+	}
+
+	@Test
+	void everyAcceptedWriteRecordsItsWritersTokenWhateverTheStatementSets() {
+		as(5, () -> this.plain
+			.update("UPDATE " + this.table + " SET quantity = 1, last_token = 999 WHERE sku = 'A-1'"));
+		assertThat(row("A-1")).containsExactly(1, 5L);
+		as(6, () -> this.plain
+			.update("INSERT INTO " + this.table + " (sku, quantity, last_token) VALUES ('D-4', 4, 0)"));
+		assertThat(row("D-4")).containsExactly(4, 6L);
+		// The row's token is 6 now: an owner with 5 may no longer write it.
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> as(5, () -> this.template.update("UPDATE " + this.table + " SET quantity = 2")));
+	}
+
+	@Test
+	void aStatementOverSeveralRowsIsAllOrNothing() {
+		as(7, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 70 WHERE sku = 'C-3'"));
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(
+				() -> as(6, () -> this.template.update("UPDATE " + this.table + " SET quantity = quantity + 1")));
+		assertThat(row("A-1")).containsExactly(10, 0L);
+		assertThat(row("B-2")).containsExactly(20, 0L);
+		assertThat(row("C-3")).containsExactly(70, 7L);
+	}
+
+	@Test
+	void aWriteWithoutATokenIsRefusedSayingHowToAllowIt() {
+		assertThatExceptionOfType(InvalidDataAccessApiUsageException.class)
+			.isThrownBy(() -> this.template.update("UPDATE " + this.table + " SET quantity = 1 WHERE sku = 'A-1'"))
+			.withMessageContaining("UPDATE of table")
+			.withMessageContaining("carries no fencing token")
+			.withMessageContaining("UnfencedWrites");
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> this.plain.update("DELETE FROM " + this.table));
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> this.plain.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('E-5', 5)"));
+		assertThat(count()).isEqualTo(3);
+		assertThat(row("A-1")).containsExactly(10, 0L);
+	}
+
+	@Test
+	void maintenanceWritesAreLetThroughOnlyInsideUnfencedWrites() {
+		as(4, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 8 WHERE sku = 'A-1'"));
+		UnfencedWrites.run(() -> this.plain.update("UPDATE " + this.table + " SET quantity = 0 WHERE sku = 'A-1'"));
+		assertThat(row("A-1")).containsExactly(0, 4L);
+		// The same connection (a pool of one) goes back without it.
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> this.plain.update("UPDATE " + this.table + " SET quantity = 1 WHERE sku = 'A-1'"));
+		assertThat(row("A-1")).containsExactly(0, 4L);
+	}
+
+	@Test
+	void aConnectionGoesBackToThePoolWithoutItsToken() {
+		as(9, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 8 WHERE sku = 'A-1'"));
+		// Outside a task, the same physical connection no longer carries token 9.
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> this.plain.update("UPDATE " + this.table + " SET quantity = 1 WHERE sku = 'A-1'"));
+		assertThat(row("A-1")).containsExactly(8, 9L);
+	}
+
+	@Test
+	void inATransactionEachStatementCarriesTheTokenBoundWhenItIsCreated() {
+		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.fenced));
+		as(5, () -> transaction.execute((status) -> {
+			this.plain.update("UPDATE " + this.table + " SET quantity = 1 WHERE sku = 'A-1'");
+			// A task of a newer token, nested in the same transaction.
+			as(8, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 2 WHERE sku = 'B-2'"));
+			return this.plain.update("UPDATE " + this.table + " SET quantity = 3 WHERE sku = 'C-3'");
+		}));
+		assertThat(row("A-1")).containsExactly(1, 5L);
+		assertThat(row("B-2")).containsExactly(2, 8L);
+		assertThat(row("C-3")).containsExactly(3, 5L);
+		// A transaction whose second write is refused writes nothing.
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> as(6,
+				() -> new TransactionTemplate(new DataSourceTransactionManager(this.fenced)).execute((status) -> {
+					this.template.update("UPDATE " + this.table + " SET quantity = 60 WHERE sku = 'A-1'");
+					return this.template.update("UPDATE " + this.table + " SET quantity = 60 WHERE sku = 'B-2'");
+				})));
+		assertThat(row("A-1")).containsExactly(1, 5L);
+		// After the transaction, its token is gone from the connection.
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> this.plain.update("UPDATE " + this.table + " SET quantity = 1 WHERE sku = 'C-3'"));
+	}
+
+	@Test
+	void aRollbackToASavepointDoesNotLeaveAnOlderTokenInPlace() throws Exception {
+		as(5, () -> {
+			try (Connection connection = this.fenced.getConnection()) {
+				connection.setAutoCommit(false);
+				try (Statement statement = connection.createStatement()) {
+					statement.executeUpdate("UPDATE " + this.table + " SET quantity = 1 WHERE sku = 'A-1'");
+				}
+				Savepoint savepoint = connection.setSavepoint();
+				as(8, () -> {
+					try (Statement statement = connection.createStatement()) {
+						return statement.executeUpdate("UPDATE " + this.table + " SET quantity = 2 WHERE sku = 'B-2'");
+					}
+				});
+				connection.rollback(savepoint);
+				as(8, () -> {
+					try (Statement statement = connection.createStatement()) {
+						return statement.executeUpdate("UPDATE " + this.table + " SET quantity = 3 WHERE sku = 'C-3'");
+					}
+				});
+				connection.commit();
+			}
+			return null;
+		});
+		assertThat(row("A-1")).containsExactly(1, 5L);
+		assertThat(row("B-2")).containsExactly(20, 0L);
+		assertThat(row("C-3")).containsExactly(3, 8L);
+	}
+
+	@Test
+	void guardedUpdatesKeepWorkingOnAFencedTable() {
+		assertThat(as(3, () -> this.template.guardedUpdate("UPDATE " + this.table + " SET quantity = ? WHERE sku = ?",
+				8, "A-1")))
+			.isEqualTo(1);
+		assertThat(row("A-1")).containsExactly(8, 3L);
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> as(2,
+					() -> this.template.guardedUpdate("UPDATE " + this.table + " SET quantity = ? WHERE sku = ?", 5,
+							"A-1")))
+			.withMessageContaining("token 2 is older than accepted token 3");
+		// An explicit token, with none bound to the thread: the connection carries it.
+		assertThat(this.template.guardedUpdate(new FencingToken(LOCK, 4),
+				"UPDATE " + this.table + " SET quantity = ? WHERE sku = ?", 9, "A-1"))
+			.isEqualTo(1);
+		assertThat(row("A-1")).containsExactly(9, 4L);
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> as(3,
+				() -> this.template.guardedBatchUpdate("UPDATE " + this.table + " SET quantity = ? WHERE sku = ?",
+						List.<Object[]>of(new Object[] { 1, "A-1" }))));
+		assertThat(row("A-1")).containsExactly(9, 4L);
+	}
+
+	@Test
+	void theStartupCheckFindsTheFenceAndNamesTheDdlOfATableWithout() {
+		String bare = this.table + "_b";
+		this.unfenced.execute("CREATE TABLE " + bare + " (id INT PRIMARY KEY, last_token BIGINT)");
+		try {
+			FencedTables check = new FencedTables(this.fenced,
+					List.of(FencedTable.of(this.table, "last_token"), FencedTable.of(bare, "last_token")), false);
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(check::check)
+				.withMessageContaining("Fenced table " + bare)
+				.withMessageContaining("does not carry the database fence")
+				.withMessageContaining("fencing.jdbc.initialize-schema=always")
+				.withMessageContaining("CREATE TRIGGER");
+			assertThatExceptionOfType(IllegalStateException.class)
+				.isThrownBy(() -> new FencedTables(this.fenced, List.of(FencedTable.of(bare, "token")), true).check())
+				.withMessageContaining("has no token column token")
+				.withMessageContaining("ALTER TABLE " + bare + " ADD COLUMN token BIGINT");
+			assertThatExceptionOfType(IllegalStateException.class)
+				.isThrownBy(
+						() -> new FencedTables(this.fenced, List.of(FencedTable.of(bare + "_x", "last_token")), true)
+							.check())
+				.withMessageContaining("names table " + bare + "_x, which the database does not have");
+			// Created when allowed, and then it fences.
+			new FencedTables(this.fenced, List.of(FencedTable.of(bare, "last_token")), true).check();
+			check.check();
+			this.unfenced.update("INSERT INTO " + bare + " (id, last_token) VALUES (1, 0)");
+			fail();
+		}
+		catch (DataAccessException expected) {
+			assertThat(expected).hasMessageContaining("carries no fencing token");
+		}
+		finally {
+			this.unfenced.execute("DROP TABLE IF EXISTS " + bare);
+		}
+	}
+
+	private static void fail() {
+		throw new AssertionError("The fence let a write without a token through");
+	}
+
+	private Object[] row(String sku) {
+		return this.unfenced.queryForObject("SELECT quantity, last_token FROM " + this.table + " WHERE sku = ?",
+				(rs, n) -> new Object[] { rs.getInt(1), rs.getObject(2, Long.class) }, sku);
+	}
+
+	private int count() {
+		return this.unfenced.queryForObject("SELECT COUNT(*) FROM " + this.table, Integer.class);
+	}
+
+	static <T> T as(long token, ThrowingSupplier<T> write) {
+		Binding previous = TokenBindings.bind(new Acquisition(new FencingToken(LOCK, token)));
+		try {
+			return write.get();
+		}
+		catch (RuntimeException ex) {
+			throw ex;
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+		finally {
+			TokenBindings.restore(previous);
+		}
+	}
+
+	interface ThrowingSupplier<T> {
+
+		T get() throws Exception;
+
+	}
+
+	static HikariDataSource poolLike(DataSource shared, int size) {
+		HikariDataSource like = (HikariDataSource) shared;
+		HikariDataSource pool = new HikariDataSource();
+		pool.setMaximumPoolSize(size);
+		pool.setJdbcUrl(like.getJdbcUrl());
+		pool.setUsername(like.getUsername());
+		pool.setPassword(like.getPassword());
+		return pool;
+	}
+
+}
