@@ -3,8 +3,8 @@ package io.fencing.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 
 /**
- * Where the benchmarks find Redis and PostgreSQL: environment variables, else the local
- * default ports.
+ * Where the benchmarks find Redis, PostgreSQL and MariaDB: environment variables, else
+ * the local default ports.
  */
 final class BenchmarkServices {
 
@@ -20,6 +20,14 @@ final class BenchmarkServices {
 		dataSource.setJdbcUrl(env("FENCING_BENCH_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
 		// Counts the round trips for the cost profiler.
 		dataSource.addDataSourceProperty("socketFactory", CountingSocketFactory.class.getName());
+		dataSource.setMaximumPoolSize(4);
+		return dataSource;
+	}
+
+	static HikariDataSource mariadb() {
+		HikariDataSource dataSource = new HikariDataSource();
+		dataSource
+			.setJdbcUrl(env("FENCING_BENCH_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test?user=root&password="));
 		dataSource.setMaximumPoolSize(4);
 		return dataSource;
 	}

@@ -7,6 +7,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.util.Map;
 
 import javax.sql.DataSource;
 
@@ -16,6 +17,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionProxy;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.util.ConcurrentReferenceHashMap;
+import org.springframework.util.ConcurrentReferenceHashMap.ReferenceType;
 
 /**
  * The application's {@link DataSource}, whose connections carry the writer's token to the
@@ -23,7 +26,10 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * before it creates a statement, and only when it differs from what the connection last
  * set: none for code that runs no task. On PostgreSQL, inside a transaction, it is local
  * to the transaction (one round trip per transaction); otherwise it stays with the
- * session until it changes, and is reset before the connection goes back to the pool.
+ * session until it changes. What a pooled session holds is remembered per physical
+ * connection (the one a pool's connection unwraps to), so the next borrower sets or
+ * resets it only when it needs another; a connection that does not unwrap to a connection
+ * of its own is reset before it goes back.
  */
 public final class FencedDataSource extends DelegatingDataSource {
 
@@ -37,6 +43,9 @@ public final class FencedDataSource extends DelegatingDataSource {
 	private volatile @Nullable FenceDialect dialect;
 
 	private volatile boolean dialectKnown;
+
+	/** What each physical connection's session holds, while it lives. */
+	private final Map<Connection, long[]> sessions = new ConcurrentReferenceHashMap<>(16, ReferenceType.WEAK);
 
 	public FencedDataSource(DataSource target) {
 		super(target);
@@ -62,8 +71,20 @@ public final class FencedDataSource extends DelegatingDataSource {
 		if (dialect == null) {
 			return target;
 		}
+		Connection physical;
+		try {
+			physical = target.unwrap(Connection.class);
+		}
+		catch (SQLException ex) {
+			physical = target;
+		}
+		// A pool's connection that unwraps to itself may be a new wrapper of the same
+		// session each time: its session is reset when it goes back.
+		boolean known = physical != null && physical != target;
+		long[] session = known ? this.sessions.computeIfAbsent(physical, (key) -> new long[] { WriterTokens.NONE })
+				: new long[] { WriterTokens.NONE };
 		return (Connection) Proxy.newProxyInstance(FencedDataSource.class.getClassLoader(), INTERFACES,
-				new FencedConnection(target, dialect));
+				new FencedConnection(target, dialect, session, !known));
 	}
 
 	private @Nullable FenceDialect dialect(Connection connection) throws SQLException {
@@ -90,15 +111,19 @@ public final class FencedDataSource extends DelegatingDataSource {
 
 		private final FenceDialect dialect;
 
-		/** What the session holds: set by this checkout, reset when it closes. */
-		private long session = WriterTokens.NONE;
+		/** What the session holds, shared by the checkouts of one physical connection. */
+		private final long[] session;
+
+		private final boolean resetOnClose;
 
 		/** What the current transaction holds on its own, or {@code null}. */
 		private @Nullable Long local;
 
-		FencedConnection(Connection target, FenceDialect dialect) {
+		FencedConnection(Connection target, FenceDialect dialect, long[] session, boolean resetOnClose) {
 			this.target = target;
 			this.dialect = dialect;
+			this.session = session;
+			this.resetOnClose = resetOnClose;
 		}
 
 		@Override
@@ -159,22 +184,24 @@ public final class FencedDataSource extends DelegatingDataSource {
 			long writer = WriterTokens.current();
 			if (this.dialect.transactionLocal() && !this.target.getAutoCommit()) {
 				Long local = this.local;
-				if (((local != null) ? local : this.session) != writer) {
+				if (((local != null) ? local : this.session[0]) != writer) {
 					this.dialect.setToken(this.target, WriterTokens.text(writer), true);
 					this.local = writer;
 				}
 			}
-			else if (this.session != writer) {
+			else if (this.session[0] != writer) {
+				// Unknown until the database has it.
+				this.session[0] = UNKNOWN;
 				this.dialect.setToken(this.target, WriterTokens.text(writer), false);
-				this.session = writer;
+				this.session[0] = writer;
 			}
 		}
 
 		private void close() throws SQLException {
-			if (this.session != WriterTokens.NONE && !this.target.isClosed()) {
+			if (this.resetOnClose && this.session[0] != WriterTokens.NONE && !this.target.isClosed()) {
 				try {
 					this.dialect.setToken(this.target, "", false);
-					this.session = WriterTokens.NONE;
+					this.session[0] = WriterTokens.NONE;
 				}
 				catch (SQLException | RuntimeException ex) {
 					// It must not reach the next borrower with this token.

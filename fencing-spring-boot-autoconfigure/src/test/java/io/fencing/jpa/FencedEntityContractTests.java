@@ -32,15 +32,13 @@ import io.fencing.jpa.StockRepositories.ProcedureStocks;
 import io.fencing.jpa.StockRepositories.VersionedStocks;
 import io.fencing.testsupport.CounterLoss;
 import io.fencing.testsupport.Latches;
+import io.fencing.testsupport.SuffixedTables;
 import io.fencing.testsupport.TestServices;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.StatelessSession;
-import org.hibernate.boot.model.naming.Identifier;
 import org.hibernate.boot.model.naming.PhysicalNamingStrategy;
-import org.hibernate.boot.model.naming.PhysicalNamingStrategySnakeCaseImpl;
-import org.hibernate.engine.jdbc.env.spi.JdbcEnvironment;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
@@ -519,23 +517,6 @@ abstract class FencedEntityContractTests {
 
 	/** A stale owner's tokens and what its commit raised, if anything. */
 	record Stale(long a, long b, Throwable failure) {
-	}
-
-	/** The test's own tables: each name with the test's suffix. */
-	static final class SuffixedTables extends PhysicalNamingStrategySnakeCaseImpl {
-
-		private final String suffix;
-
-		SuffixedTables(String suffix) {
-			this.suffix = suffix;
-		}
-
-		@Override
-		public Identifier toPhysicalTableName(Identifier logicalName, JdbcEnvironment environment) {
-			Identifier name = super.toPhysicalTableName(logicalName, environment);
-			return Identifier.toIdentifier(name.getText() + this.suffix, name.isQuoted());
-		}
-
 	}
 
 }
