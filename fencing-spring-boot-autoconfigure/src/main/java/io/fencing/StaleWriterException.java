@@ -37,9 +37,12 @@ public class StaleWriterException extends NonTransientDataAccessException {
 	private static String message(String lockName, long token, @Nullable Long acceptedToken,
 			@Nullable String resource) {
 		String accepted = (acceptedToken != null) ? String.valueOf(acceptedToken) : "unknown";
-		String refusedBy = (resource != null) ? " (refused by " + resource + ")" : "";
+		String outcome = (resource != null)
+				? " (refused by " + resource + "); a newer owner has taken the lock, so "
+						+ "the refused statement wrote nothing"
+				: "; a newer owner has taken the lock, so nothing was written";
 		return "Stale write on lock '" + lockName + "': token " + token + " is older than accepted token " + accepted
-				+ refusedBy + "; a newer owner has taken the lock, so nothing was written";
+				+ outcome;
 	}
 
 	/** The name of the lock whose token was refused. */

@@ -26,6 +26,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -37,7 +38,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnClass({ DataSource.class, JdbcTemplate.class, EmbeddedDatabaseConnection.class })
-@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @Conditional(FencingFencedTablesAutoConfiguration.OnFencedTables.class)
 @EnableConfigurationProperties(FencingProperties.class)
 public final class FencingFencedTablesAutoConfiguration {
@@ -45,13 +45,16 @@ public final class FencingFencedTablesAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static FencedDataSourcePostProcessor fencedDataSourcePostProcessor() {
-		return new FencedDataSourcePostProcessor();
+	static FencedDataSourcePostProcessor fencedDataSourcePostProcessor(Environment environment) {
+		// Disabled, every statement goes through the fence as written, as guarded
+		// updates then run.
+		return new FencedDataSourcePostProcessor(!environment.getProperty("fencing.enabled", Boolean.class, true));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(DataSource.class)
+	@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 	FencedTables fencedTables(ObjectProvider<DataSource> dataSources, FencingProperties properties) {
 		FencingProperties.Jdbc jdbc = properties.getJdbc();
 		DataSource dataSource = dataSources.getIfUnique();

@@ -15,64 +15,98 @@ import org.jspecify.annotations.Nullable;
  * How each database fences a table: the DDL of its fence, how to find the fence, and how
  * a connection tells it the writer's token. The fence refuses with SQLSTATE
  * {@value #STALE_STATE} (an older token than the row's) or {@value #NO_TOKEN_STATE} (no
- * token at all), and a message {@link FenceRefusals} reads.
+ * token at all), both in the integrity constraint class, which drivers and Spring report
+ * as not worth retrying, and a message {@link FenceRefusals} reads.
  */
 enum FenceDialect {
 
 	/**
-	 * A PL/pgSQL row trigger; the token is the setting {@code fencing.token}, local to
-	 * the transaction when the connection is in one, so it ends with it.
+	 * A PL/pgSQL row trigger, and a statement trigger for TRUNCATE; the token is the
+	 * session's setting {@code fencing.token}.
 	 */
-	POSTGRESQL("SELECT set_config('fencing.token', ?, ?)", true) {
+	POSTGRESQL("SELECT set_config('fencing.token', ?, false)", true) {
 
 		@Override
 		List<String> ddl(FencedTable table) {
 			String column = table.tokenColumn();
-			return List.of(
-					"CREATE OR REPLACE FUNCTION " + table.qualifiedFenceName()
-							+ "() RETURNS trigger LANGUAGE plpgsql AS $fence$\n" //
+			String function = table.qualifiedFenceName();
+			String truncate = table.fenceName() + "_truncate";
+			return List.of("CREATE OR REPLACE FUNCTION " + function + "() RETURNS trigger LANGUAGE plpgsql AS $fence$\n" //
+					+ "DECLARE\n" //
+					+ "  writer text := current_setting('fencing.token', true);\n" //
+					+ "  token bigint;\n" //
+					+ "BEGIN\n" //
+					+ "  IF writer = '" + UNFENCED + "' THEN\n" //
+					+ "    IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;\n" //
+					+ "    RETURN NEW;\n" //
+					+ "  END IF;\n" //
+					+ "  IF writer IS NULL OR writer = '' THEN\n" //
+					+ "    RAISE EXCEPTION 'fencing: % of fenced table " + table.qualified()
+					+ " carries no fencing token', TG_OP USING ERRCODE = '" + NO_TOKEN_STATE + "';\n" //
+					+ "  END IF;\n" //
+					+ "  token := writer::bigint;\n" //
+					+ "  IF TG_OP <> 'INSERT' AND OLD." + column + " > token THEN\n" //
+					+ "    RAISE EXCEPTION 'fencing: table " + table.qualified()
+					+ ": token % is older than accepted token %', token, OLD." + column + " USING ERRCODE = '"
+					+ STALE_STATE + "';\n" //
+					+ "  END IF;\n" //
+					+ "  IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;\n" //
+					+ "  NEW." + column + " := token;\n" //
+					+ "  RETURN NEW;\n" //
+					+ "END\n" //
+					+ "$fence$",
+					"CREATE OR REPLACE FUNCTION " + function
+							+ "_truncate() RETURNS trigger LANGUAGE plpgsql AS $fence$\n" //
 							+ "DECLARE\n" //
 							+ "  writer text := current_setting('fencing.token', true);\n" //
-							+ "  token bigint;\n" //
+							+ "  accepted bigint;\n" //
 							+ "BEGIN\n" //
-							+ "  IF writer = '" + UNFENCED + "' THEN\n" //
-							+ "    IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;\n" //
-							+ "    RETURN NEW;\n" //
-							+ "  END IF;\n" //
+							+ "  IF writer = '" + UNFENCED + "' THEN RETURN NULL; END IF;\n" //
 							+ "  IF writer IS NULL OR writer = '' THEN\n" //
-							+ "    RAISE EXCEPTION 'fencing: % of fenced table " + table.qualified()
-							+ " carries no fencing token', TG_OP USING ERRCODE = '" + NO_TOKEN_STATE + "';\n" //
+							+ "    RAISE EXCEPTION 'fencing: TRUNCATE of fenced table " + table.qualified()
+							+ " carries no fencing token' USING ERRCODE = '" + NO_TOKEN_STATE + "';\n" //
 							+ "  END IF;\n" //
-							+ "  token := writer::bigint;\n" //
-							+ "  IF TG_OP <> 'INSERT' AND OLD." + column + " > token THEN\n" //
+							+ "  SELECT max(" + column + ") INTO accepted FROM " + table.qualified() + ";\n" //
+							+ "  IF accepted > writer::bigint THEN\n" //
 							+ "    RAISE EXCEPTION 'fencing: table " + table.qualified()
-							+ ": token % is older than accepted token %', token, OLD." + column + " USING ERRCODE = '"
+							+ ": token % is older than accepted token %', writer::bigint, accepted USING ERRCODE = '"
 							+ STALE_STATE + "';\n" //
 							+ "  END IF;\n" //
-							+ "  IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;\n" //
-							+ "  NEW." + column + " := token;\n" //
-							+ "  RETURN NEW;\n" //
+							+ "  RETURN NULL;\n" //
 							+ "END\n" //
 							+ "$fence$",
 					"DROP TRIGGER IF EXISTS " + table.fenceName() + " ON " + table.qualified(),
 					"CREATE TRIGGER " + table.fenceName() + " BEFORE INSERT OR UPDATE OR DELETE ON " + table.qualified()
-							+ " FOR EACH ROW EXECUTE FUNCTION " + table.qualifiedFenceName() + "()");
+							+ " FOR EACH ROW EXECUTE FUNCTION " + function + "()",
+					"DROP TRIGGER IF EXISTS " + truncate + " ON " + table.qualified(),
+					"CREATE TRIGGER " + truncate + " BEFORE TRUNCATE ON " + table.qualified()
+							+ " FOR EACH STATEMENT EXECUTE FUNCTION " + function + "_truncate()");
 		}
 
 		@Override
 		boolean hasFence(Connection connection, FencedTable table) throws SQLException {
-			// Row-level, before, on insert, delete and update (tgtype bits 1, 2, 4, 8,
-			// 16),
-			// enabled, and writing the configured column.
+			// Enabled for every session (not only replicas), on every column, without a
+			// WHEN condition: before each row of an insert, delete or update (tgtype bits
+			// 1, 2, 4, 8, 16), and before a truncate (bits 2 and 32); writing the
+			// configured column.
+			return hasTrigger(connection, table, table.fenceName(), 31, 31, "NEW." + table.tokenColumn() + " := token;")
+					&& hasTrigger(connection, table, table.fenceName() + "_truncate", 35, 34,
+							"max(" + table.tokenColumn() + ")");
+		}
+
+		private boolean hasTrigger(Connection connection, FencedTable table, String trigger, int mask, int type,
+				String source) throws SQLException {
 			try (PreparedStatement query = connection.prepareStatement("SELECT p.prosrc FROM pg_trigger t "
 					+ "JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
-					+ "JOIN pg_proc p ON p.oid = t.tgfoid WHERE NOT t.tgisinternal AND t.tgenabled <> 'D' "
-					+ "AND (t.tgtype & 31) = 31 AND t.tgname = ? AND c.relname = ? "
-					+ "AND n.nspname = COALESCE(?, current_schema())")) {
-				query.setString(1, table.fenceName());
-				query.setString(2, table.name().toLowerCase(Locale.ROOT));
-				query.setString(3, lowerCase(table.schema()));
-				return anyMatches(query, "NEW." + table.tokenColumn() + " := token");
+					+ "JOIN pg_proc p ON p.oid = t.tgfoid WHERE NOT t.tgisinternal AND t.tgenabled IN ('O', 'A') "
+					+ "AND t.tgqual IS NULL AND t.tgattr::text = '' AND (t.tgtype & ?) = ? AND t.tgname = ? "
+					+ "AND c.relname = ? AND n.nspname = COALESCE(?, current_schema())")) {
+				query.setInt(1, mask);
+				query.setInt(2, type);
+				query.setString(3, trigger);
+				query.setString(4, table.name().toLowerCase(Locale.ROOT));
+				query.setString(5, lowerCase(table.schema()));
+				return anyContains(query, source);
 			}
 		}
 
@@ -80,7 +114,7 @@ enum FenceDialect {
 
 	/**
 	 * Three row triggers (MariaDB, and MySQL 8); the token is the user variable
-	 * {@code @fencing_token} of the session, reset when the connection goes back.
+	 * {@code @fencing_token} of the session.
 	 */
 	MYSQL("SET @fencing_token = ?", false) {
 
@@ -88,7 +122,6 @@ enum FenceDialect {
 		List<String> ddl(FencedTable table) {
 			List<String> ddl = new ArrayList<>();
 			for (String operation : OPERATIONS) {
-				String column = table.tokenColumn();
 				String trigger = table.qualifiedFenceName() + "_" + operation.toLowerCase(Locale.ROOT);
 				StringBuilder body = new StringBuilder();
 				body.append("CREATE TRIGGER ")
@@ -108,25 +141,33 @@ enum FenceDialect {
 					.append("    SIGNAL SQLSTATE '" + NO_TOKEN_STATE + "' SET MESSAGE_TEXT = refusal;\n")
 					.append("  ELSEIF @fencing_token <> '" + UNFENCED + "' THEN\n");
 				if (!operation.equals("INSERT")) {
-					body.append("    IF OLD.")
-						.append(column)
-						.append(" > CAST(@fencing_token AS SIGNED) THEN\n")
+					body.append("    IF ")
+						.append(refusedWhen(table))
+						.append(" THEN\n")
 						.append("      SET refusal = CONCAT('fencing: table ")
 						.append(table.qualified())
 						.append(": token ', @fencing_token, ' is older than accepted token ', OLD.")
-						.append(column)
+						.append(table.tokenColumn())
 						.append(");\n")
 						.append("      SIGNAL SQLSTATE '" + STALE_STATE + "' SET MESSAGE_TEXT = refusal;\n")
 						.append("    END IF;\n");
 				}
 				if (!operation.equals("DELETE")) {
-					body.append("    SET NEW.").append(column).append(" = CAST(@fencing_token AS SIGNED);\n");
+					body.append("    ").append(written(table)).append(";\n");
 				}
 				body.append("  END IF;\nEND");
 				ddl.add("DROP TRIGGER IF EXISTS " + trigger);
 				ddl.add(body.toString());
 			}
 			return ddl;
+		}
+
+		private static String refusedWhen(FencedTable table) {
+			return "OLD." + table.tokenColumn() + " > CAST(@fencing_token AS SIGNED)";
+		}
+
+		private static String written(FencedTable table) {
+			return "SET NEW." + table.tokenColumn() + " = CAST(@fencing_token AS SIGNED)";
 		}
 
 		@Override
@@ -140,9 +181,9 @@ enum FenceDialect {
 					query.setString(2, table.name());
 					query.setString(3, table.fenceName() + "_" + operation.toLowerCase(Locale.ROOT));
 					query.setString(4, operation);
-					String written = operation.equals("DELETE") ? "OLD." + table.tokenColumn()
-							: "NEW." + table.tokenColumn();
-					if (!anyMatches(query, written)) {
+					String checks = operation.equals("INSERT") ? written(table) : refusedWhen(table);
+					if (!anyContains(query, checks)
+							|| (operation.equals("UPDATE") && !anyContains(query, written(table)))) {
 						return false;
 					}
 				}
@@ -150,52 +191,81 @@ enum FenceDialect {
 			return true;
 		}
 
+		@Override
+		@Nullable String uncheckedWrites(Connection connection, FencedTable table) throws SQLException {
+			try (PreparedStatement query = connection.prepareStatement("SELECT CONSTRAINT_NAME, "
+					+ "REFERENCED_TABLE_NAME, DELETE_RULE, UPDATE_RULE FROM information_schema.REFERENTIAL_CONSTRAINTS "
+					+ "WHERE CONSTRAINT_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? "
+					+ "AND (DELETE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT') "
+					+ "OR UPDATE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT'))")) {
+				query.setString(1, table.schema());
+				query.setString(2, table.name());
+				try (ResultSet found = query.executeQuery()) {
+					if (found.next()) {
+						return "its foreign key " + found.getString(1) + " to table " + found.getString(2)
+								+ " has ON DELETE " + found.getString(3) + " ON UPDATE " + found.getString(4)
+								+ ", and MySQL and MariaDB run no trigger for the rows such an action changes, so "
+								+ "those writes would not be checked. Make it RESTRICT (or NO ACTION) and delete or "
+								+ "update the fenced rows in the task";
+					}
+				}
+			}
+			return null;
+		}
+
 	},
 
 	/**
-	 * A Java row trigger, {@link H2FenceTrigger}, whose trigger's comment names the token
+	 * A Java row trigger, {@link H2FenceTrigger}, named after the table and its token
 	 * column; the token is the session's variable {@code @fencing_token}.
 	 */
 	H2("SET @fencing_token = ?", false) {
 
 		@Override
 		List<String> ddl(FencedTable table) {
-			return List.of("DROP TRIGGER IF EXISTS " + table.qualifiedFenceName(),
-					"CREATE TRIGGER " + table.qualifiedFenceName() + " BEFORE INSERT, UPDATE, DELETE ON "
-							+ table.qualified() + " FOR EACH ROW CALL '" + H2_TRIGGER + "'",
-					"COMMENT ON TRIGGER " + table.qualifiedFenceName() + " IS '" + table.tokenColumn() + "'");
+			String trigger = h2Trigger(table, true);
+			return List.of("DROP TRIGGER IF EXISTS " + trigger,
+					"CREATE TRIGGER " + trigger + " BEFORE INSERT, UPDATE, DELETE ON " + table.qualified()
+							+ " FOR EACH ROW CALL '" + H2_TRIGGER + "'");
 		}
 
 		@Override
 		boolean hasFence(Connection connection, FencedTable table) throws SQLException {
 			// One row per event.
-			try (PreparedStatement query = connection.prepareStatement("SELECT EVENT_MANIPULATION, REMARKS FROM "
+			try (PreparedStatement query = connection.prepareStatement("SELECT EVENT_MANIPULATION FROM "
 					+ "INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_SCHEMA = COALESCE(?, SCHEMA()) "
 					+ "AND EVENT_OBJECT_TABLE = ? AND TRIGGER_NAME = ? AND JAVA_CLASS = ? "
 					+ "AND ACTION_TIMING = 'BEFORE' AND ACTION_ORIENTATION = 'ROW'")) {
 				query.setString(1, upperCase(table.schema()));
 				query.setString(2, table.name().toUpperCase(Locale.ROOT));
-				query.setString(3, table.fenceName().toUpperCase(Locale.ROOT));
+				query.setString(3, h2Trigger(table, false).toUpperCase(Locale.ROOT));
 				query.setString(4, H2_TRIGGER);
 				List<String> events = new ArrayList<>();
 				try (ResultSet found = query.executeQuery()) {
 					while (found.next()) {
-						if (table.tokenColumn().equalsIgnoreCase(found.getString(2))) {
-							events.add(found.getString(1));
-						}
+						events.add(found.getString(1));
 					}
 				}
 				return events.containsAll(OPERATIONS);
 			}
 		}
 
+		/**
+		 * The trigger's name ends with its token column: {@link H2FenceTrigger} reads it
+		 * there, since H2 rebuilds a table (and its trigger) on many ALTER TABLEs.
+		 */
+		private static String h2Trigger(FencedTable table, boolean qualified) {
+			return (qualified ? table.qualifiedFenceName() : table.fenceName()) + H2FenceTrigger.COLUMN_SEPARATOR
+					+ table.tokenColumn().toLowerCase(Locale.ROOT);
+		}
+
 	};
 
 	/** SQLSTATE of a write whose token is older than the row's. */
-	static final String STALE_STATE = "FS001";
+	static final String STALE_STATE = "23F01";
 
 	/** SQLSTATE of a write with no token. */
-	static final String NO_TOKEN_STATE = "FS002";
+	static final String NO_TOKEN_STATE = "23F02";
 
 	/** {@link H2FenceTrigger}, named so that databases other than H2 need no H2. */
 	static final String H2_TRIGGER = "io.fencing.fence.H2FenceTrigger";
@@ -207,11 +277,11 @@ enum FenceDialect {
 
 	private final String setTokenSql;
 
-	private final boolean transactionLocal;
+	private final boolean transactionalSettings;
 
-	FenceDialect(String setTokenSql, boolean transactionLocal) {
+	FenceDialect(String setTokenSql, boolean transactionalSettings) {
 		this.setTokenSql = setTokenSql;
-		this.transactionLocal = transactionLocal;
+		this.transactionalSettings = transactionalSettings;
 	}
 
 	/** The statements that create the fence of {@code table}, each run on its own. */
@@ -220,21 +290,27 @@ enum FenceDialect {
 	/** Whether {@code table} carries this starter's fence, on its token column. */
 	abstract boolean hasFence(Connection connection, FencedTable table) throws SQLException;
 
-	/** Whether the token can be set for the current transaction only. */
-	boolean transactionLocal() {
-		return this.transactionLocal;
+	/**
+	 * Why some writes to {@code table} would pass its fence unchecked, or {@code null}.
+	 */
+	@Nullable String uncheckedWrites(Connection connection, FencedTable table) throws SQLException {
+		return null;
 	}
 
 	/**
-	 * Sets the writer's token of the session ({@code ""} for none, or
-	 * {@value #UNFENCED}); in a transaction only, where {@link #transactionLocal()}.
+	 * Whether a setting made in a transaction is undone by its rollback (and kept only
+	 * once it commits).
 	 */
-	void setToken(Connection connection, String value, boolean inTransactionOnly) throws SQLException {
+	boolean transactionalSettings() {
+		return this.transactionalSettings;
+	}
+
+	/**
+	 * Sets the writer's token of the session: {@code ""} for none, or {@value #UNFENCED}.
+	 */
+	void setToken(Connection connection, String value) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(this.setTokenSql)) {
 			statement.setString(1, value);
-			if (this == POSTGRESQL) {
-				statement.setBoolean(2, inTransactionOnly);
-			}
 			statement.execute();
 		}
 	}
@@ -255,7 +331,7 @@ enum FenceDialect {
 		return null;
 	}
 
-	private static boolean anyMatches(PreparedStatement query, String expected) throws SQLException {
+	private static boolean anyContains(PreparedStatement query, String expected) throws SQLException {
 		try (ResultSet found = query.executeQuery()) {
 			while (found.next()) {
 				String source = found.getString(1);

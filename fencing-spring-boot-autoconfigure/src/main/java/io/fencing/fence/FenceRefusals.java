@@ -1,6 +1,7 @@
 package io.fencing.fence;
 
 import java.sql.SQLException;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -23,7 +24,7 @@ public final class FenceRefusals {
 		.compile("fencing: table (\\S+): token (-?\\d+) is older than accepted token (-?\\d+)");
 
 	private static final Pattern NO_TOKEN = Pattern
-		.compile("fencing: (INSERT|UPDATE|DELETE) of fenced table (\\S+) carries no fencing token");
+		.compile("fencing: (INSERT|UPDATE|DELETE|TRUNCATE) of fenced table (\\S+) carries no fencing token");
 
 	private FenceRefusals() {
 	}
@@ -38,12 +39,13 @@ public final class FenceRefusals {
 			if (cause instanceof StaleWriterException stale) {
 				return stale;
 			}
-			DataAccessException refusal = refusal(cause);
-			if (refusal == null && cause instanceof SQLException sql && sql.getNextException() != null) {
-				refusal = refusal(sql.getNextException());
-			}
-			if (refusal != null) {
-				return refusal;
+			if (cause instanceof SQLException sql) {
+				for (SQLException next = sql; next != null; next = next.getNextException()) {
+					DataAccessException refusal = refusal(next);
+					if (refusal != null) {
+						return refusal;
+					}
+				}
 			}
 		}
 		return null;
@@ -57,9 +59,11 @@ public final class FenceRefusals {
 		return (resource != null && resource.startsWith("table ")) ? resource.substring(6) : null;
 	}
 
-	private static @Nullable DataAccessException refusal(Throwable cause) {
+	/** Only the fence's own states: a message alone could come from a row's data. */
+	private static @Nullable DataAccessException refusal(SQLException cause) {
+		String state = cause.getSQLState();
 		String message = cause.getMessage();
-		if (message == null || !message.contains("fencing: ")) {
+		if (message == null || !(FenceDialect.STALE_STATE.equals(state) || FenceDialect.NO_TOKEN_STATE.equals(state))) {
 			return null;
 		}
 		Matcher stale = STALE.matcher(message);
@@ -77,11 +81,18 @@ public final class FenceRefusals {
 		}
 		Matcher noToken = NO_TOKEN.matcher(message);
 		if (noToken.find()) {
-			return new InvalidDataAccessApiUsageException(noToken.group(1) + " of table " + noToken.group(2)
-					+ " refused by its database fence: the write carries no fencing token. Write it from a "
-					+ "@FencedTask method or FencedTasks, on the thread that runs it (FencingContext.wrap carries "
-					+ "the token to another thread), or allow it through for maintenance with "
-					+ "io.fencing.jdbc.UnfencedWrites", cause);
+			List<FencingToken> bound = TokenBindings.tokens();
+			String why = (bound.size() > 1) ? "tasks of several locks are bound to this thread " + bound
+					+ ", and a token of one lock must never authorise writes to rows another lock protects: write "
+					+ "it outside the nested task, or with guardedUpdate and the token of the lock that protects "
+					+ "these rows"
+					: "the write carries no fencing token. Write it from a @FencedTask method or "
+							+ "FencedTasks, on the thread that runs it (FencingContext.wrap carries the token to "
+							+ "another thread), or allow it through for maintenance with "
+							+ "io.fencing.jdbc.UnfencedWrites";
+			return new InvalidDataAccessApiUsageException(
+					noToken.group(1) + " of table " + noToken.group(2) + " refused by its database fence: " + why,
+					cause);
 		}
 		return null;
 	}

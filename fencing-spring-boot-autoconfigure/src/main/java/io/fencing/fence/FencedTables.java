@@ -5,8 +5,10 @@ import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 import javax.sql.DataSource;
 
@@ -21,11 +23,15 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * every bean is ready (after the schema scripts and an entity manager factory's DDL), and
  * before any task is scheduled: each must exist, have its token column and carry the
  * fence, which is created here when the application allows it, or the startup fails
- * naming the table and the DDL to run.
+ * naming the table and the DDL to run. The data source must hand out connections that
+ * carry the tasks' tokens.
  */
 public final class FencedTables implements SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(FencedTables.class);
+
+	/** Column types that hold a token. */
+	private static final Set<Integer> INTEGERS = Set.of(Types.BIGINT, Types.INTEGER, Types.NUMERIC, Types.DECIMAL);
 
 	private final DataSource dataSource;
 
@@ -59,6 +65,13 @@ public final class FencedTables implements SmartInitializingSingleton {
 		if (this.tables.isEmpty()) {
 			return;
 		}
+		if (!(this.dataSource instanceof FencedConnections)) {
+			throw new IllegalStateException("fencing.jdbc.fenced-tables " + this.tables + ": the application's "
+					+ "DataSource (" + this.dataSource.getClass().getName() + ") was created before the starter could "
+					+ "hand it out with connections that carry the tasks' tokens (a BeanPostProcessor or another "
+					+ "early bean that needs it?), so every task's write to these tables would be refused. Take "
+					+ "that dependency lazily (ObjectProvider<DataSource>)");
+		}
 		try (Connection connection = this.dataSource.getConnection()) {
 			DatabaseMetaData metaData = connection.getMetaData();
 			FenceDialect dialect = FenceDialect.of(metaData);
@@ -74,7 +87,8 @@ public final class FencedTables implements SmartInitializingSingleton {
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Could not check the database fence of fencing.jdbc.fenced-tables "
-					+ this.tables + ": " + ex.getMessage(), ex);
+					+ this.tables + ": " + ex.getMessage() + " (a table whose name is a reserved word, such as order, "
+					+ "cannot be fenced: rename it)", ex);
 		}
 	}
 
@@ -89,6 +103,10 @@ public final class FencedTables implements SmartInitializingSingleton {
 			throw new IllegalStateException("Fenced table " + table + " has no token column " + table.tokenColumn()
 					+ " (fencing.jdbc.token-column); add it: ALTER TABLE " + table + " ADD COLUMN "
 					+ table.tokenColumn() + " BIGINT");
+		}
+		String unchecked = dialect.uncheckedWrites(connection, table);
+		if (unchecked != null) {
+			throw new IllegalStateException("Fenced table " + table + " (fencing.jdbc.fenced-tables): " + unchecked);
 		}
 		if (dialect.hasFence(connection, table)) {
 			return;
@@ -148,6 +166,11 @@ public final class FencedTables implements SmartInitializingSingleton {
 			while (columns.next()) {
 				found = true;
 				if (table.tokenColumn().equalsIgnoreCase(columns.getString("COLUMN_NAME"))) {
+					if (!INTEGERS.contains(columns.getInt("DATA_TYPE"))) {
+						throw new IllegalStateException("The token column " + table.tokenColumn() + " of fenced table "
+								+ table + " is " + columns.getString("TYPE_NAME") + ", and the fence compares "
+								+ "tokens as numbers: make it BIGINT");
+					}
 					return true;
 				}
 			}

@@ -5,6 +5,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Locale;
+import java.util.regex.Pattern;
 
 import org.h2.api.Trigger;
 import org.jspecify.annotations.Nullable;
@@ -13,25 +15,30 @@ import org.jspecify.annotations.Nullable;
  * The database fence of a table on H2: a row trigger that refuses an UPDATE or DELETE
  * whose writer's token ({@code @fencing_token} of the session) is older than the row's,
  * and any write without a token, and sets the token column of every accepted UPDATE and
- * INSERT. The trigger's comment names the token column.
+ * INSERT. Its name ends with {@value #COLUMN_SEPARATOR} and the token column. The table
+ * and the column's place are read from the database when the row's shape changes, since
+ * H2 rebuilds a table and keeps this trigger through many ALTER TABLEs.
  */
 public final class H2FenceTrigger implements Trigger {
+
+	/** Between the table's fence name and the token column in the trigger's name. */
+	static final String COLUMN_SEPARATOR = "__by__";
+
+	private static final Pattern COPY_PREFIX = Pattern.compile("^.*_COPY_\\d+_\\d+_", Pattern.CASE_INSENSITIVE);
 
 	private String schema = "";
 
 	private String triggerName = "";
 
-	private String table = "";
-
-	/** Index of the token column in a row, known at the first write. */
-	private volatile int tokenColumn = -1;
+	private volatile @Nullable Place place;
 
 	@Override
 	public void init(Connection connection, String schemaName, String triggerName, String tableName, boolean before,
 			int type) {
 		this.schema = schemaName;
-		this.triggerName = triggerName;
-		this.table = tableName;
+		// While H2 rebuilds a table its trigger is created on the copy, under the copy's
+		// name and a prefix, and this instance stays with the rebuilt table.
+		this.triggerName = COPY_PREFIX.matcher(triggerName).replaceFirst("");
 	}
 
 	@Override
@@ -41,21 +48,22 @@ public final class H2FenceTrigger implements Trigger {
 		if (FenceDialect.UNFENCED.equals(writer)) {
 			return;
 		}
+		Object[] row = (oldRow != null) ? oldRow : newRow;
+		Place place = place(connection, (row != null) ? row.length : -1);
 		String operation = (oldRow == null) ? "INSERT" : (newRow == null) ? "DELETE" : "UPDATE";
 		if (writer == null || writer.isEmpty()) {
 			throw new SQLException(
-					"fencing: " + operation + " of fenced table " + this.table + " carries no fencing token",
+					"fencing: " + operation + " of fenced table " + place.table + " carries no fencing token",
 					FenceDialect.NO_TOKEN_STATE);
 		}
 		long token = Long.parseLong(writer.trim());
-		int column = tokenColumn(connection);
-		if (oldRow != null && oldRow[column] instanceof Number accepted && accepted.longValue() > token) {
+		if (oldRow != null && oldRow[place.column] instanceof Number accepted && accepted.longValue() > token) {
 			throw new SQLException(
-					"fencing: table " + this.table + ": token " + token + " is older than accepted token " + accepted,
+					"fencing: table " + place.table + ": token " + token + " is older than accepted token " + accepted,
 					FenceDialect.STALE_STATE);
 		}
 		if (newRow != null) {
-			newRow[column] = token;
+			newRow[place.column] = token;
 		}
 	}
 
@@ -66,37 +74,35 @@ public final class H2FenceTrigger implements Trigger {
 		}
 	}
 
-	private int tokenColumn(Connection connection) throws SQLException {
-		int column = this.tokenColumn;
-		if (column < 0) {
-			@Nullable String name = null;
-			try (PreparedStatement query = connection
-				.prepareStatement("SELECT REMARKS FROM INFORMATION_SCHEMA.TRIGGERS "
-						+ "WHERE TRIGGER_SCHEMA = ? AND TRIGGER_NAME = ?")) {
-				query.setString(1, this.schema);
-				query.setString(2, this.triggerName);
-				try (ResultSet found = query.executeQuery()) {
-					name = found.next() ? found.getString(1) : null;
-				}
-			}
-			if (name != null) {
-				try (ResultSet columns = connection.getMetaData().getColumns(null, this.schema, this.table, null)) {
-					while (columns.next()) {
-						if (columns.getString("COLUMN_NAME").equalsIgnoreCase(name)) {
-							column = columns.getInt("ORDINAL_POSITION") - 1;
-						}
-					}
-				}
-			}
-			if (column < 0) {
-				throw new SQLException(
-						"fencing: the fence of table " + this.table + " names no token column of it ('" + name
-								+ "' in the comment of trigger " + this.triggerName + "); create the fence again",
-						FenceDialect.NO_TOKEN_STATE);
-			}
-			this.tokenColumn = column;
+	private Place place(Connection connection, int rowLength) throws SQLException {
+		Place place = this.place;
+		if (place != null && place.rowLength == rowLength) {
+			return place;
 		}
-		return column;
+		int separator = this.triggerName.toLowerCase(Locale.ROOT).lastIndexOf(COLUMN_SEPARATOR);
+		String column = (separator < 0) ? "" : this.triggerName.substring(separator + COLUMN_SEPARATOR.length());
+		try (PreparedStatement query = connection.prepareStatement("SELECT t.EVENT_OBJECT_TABLE, c.ORDINAL_POSITION "
+				+ "FROM INFORMATION_SCHEMA.TRIGGERS t JOIN INFORMATION_SCHEMA.COLUMNS c "
+				+ "ON c.TABLE_SCHEMA = t.EVENT_OBJECT_SCHEMA AND c.TABLE_NAME = t.EVENT_OBJECT_TABLE "
+				+ "WHERE t.TRIGGER_SCHEMA = ? AND t.TRIGGER_NAME = ? AND UPPER(c.COLUMN_NAME) = UPPER(?) "
+				+ "FETCH FIRST ROW ONLY")) {
+			query.setString(1, this.schema);
+			query.setString(2, this.triggerName);
+			query.setString(3, column);
+			try (ResultSet found = query.executeQuery()) {
+				if (!found.next()) {
+					throw new SQLException("fencing: the fence " + this.triggerName + " names no token column of its "
+							+ "table ('" + column + "'); create the fence again", FenceDialect.NO_TOKEN_STATE);
+				}
+				place = new Place(found.getString(1), found.getInt(2) - 1, rowLength);
+			}
+		}
+		this.place = place;
+		return place;
+	}
+
+	/** Where the token column is, in rows of a given length. */
+	private record Place(String table, int column, int rowLength) {
 	}
 
 }

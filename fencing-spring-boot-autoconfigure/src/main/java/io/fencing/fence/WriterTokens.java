@@ -60,7 +60,12 @@ public final class WriterTokens {
 			return (writer.token != null) ? writer.token.value() : UNFENCED;
 		}
 		TokenBindings.Binding binding = TokenBindings.current();
-		return (binding != null) ? binding.token().value() : NONE;
+		if (binding == null || TokenBindings.hasOtherLockOutside(binding)) {
+			// With tasks of several locks bound, the innermost token may belong to a lock
+			// that does not protect the rows: none is carried, and the fence refuses.
+			return NONE;
+		}
+		return binding.token().value();
 	}
 
 	/** The token of this thread's statements whose value is {@code value}, if any. */

@@ -15,7 +15,7 @@ import javax.sql.DataSource;
 
 import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
-import io.fencing.fence.FencedDataSource;
+import io.fencing.fence.FencedConnections;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -62,15 +62,24 @@ public final class JdbcTokenSource implements TokenSource {
 	}
 
 	private static DataSource outsideTransactions(DataSource dataSource) {
-		// Its statements carry no writer's token: the fence's wrapper is not needed.
-		DataSource target = (dataSource instanceof FencedDataSource fenced) ? fenced.unfenced() : dataSource;
+		DataSource target = dataSource;
 		try {
-			while (target.isWrapperFor(TransactionAwareDataSourceProxy.class)) {
-				DataSource behind = target.unwrap(TransactionAwareDataSourceProxy.class).getTargetDataSource();
-				if (behind == null) {
+			while (true) {
+				if (target instanceof FencedConnections fenced && fenced.unfencedDataSource() != target) {
+					// Its statements carry no writer's token: the fence's wrapper is not
+					// needed.
+					target = fenced.unfencedDataSource();
+				}
+				else if (target.isWrapperFor(TransactionAwareDataSourceProxy.class)) {
+					DataSource behind = target.unwrap(TransactionAwareDataSourceProxy.class).getTargetDataSource();
+					if (behind == null) {
+						break;
+					}
+					target = behind;
+				}
+				else {
 					break;
 				}
-				target = behind;
 			}
 		}
 		catch (SQLException ex) {

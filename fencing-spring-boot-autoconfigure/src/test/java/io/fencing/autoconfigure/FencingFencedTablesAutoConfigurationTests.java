@@ -4,16 +4,25 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import io.fencing.fence.FencedDataSource;
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencing.fence.FencedConnections;
 import io.fencing.fence.FencedTables;
+import java.util.List;
+
+import io.fencing.fence.FencedTable;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The database fence's auto-configuration, on an in-memory H2 database of each test's
@@ -23,12 +32,16 @@ class FencingFencedTablesAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(FencingFencedTablesAutoConfiguration.class))
-		.withBean(DataSource.class, FencingFencedTablesAutoConfigurationTests::databaseWithStock);
+		.withBean("dataSource", HikariDataSource.class, FencingFencedTablesAutoConfigurationTests::databaseWithStock);
 
-	/** A database of its own with tables stock and orders, neither fenced yet. */
-	private static DataSource databaseWithStock() {
-		DriverManagerDataSource dataSource = new DriverManagerDataSource(
-				"jdbc:h2:mem:tables_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1");
+	/**
+	 * A pool on a database of its own with tables stock and orders, neither fenced yet.
+	 */
+	private static HikariDataSource databaseWithStock() {
+		HikariDataSource dataSource = new HikariDataSource();
+		dataSource
+			.setJdbcUrl("jdbc:h2:mem:tables_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1");
+		dataSource.setPoolName("own");
 		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
 		jdbc.execute("CREATE TABLE stock (sku VARCHAR(16) PRIMARY KEY, last_token BIGINT)");
 		jdbc.execute("CREATE TABLE orders (id INT PRIMARY KEY, last_token BIGINT)");
@@ -39,7 +52,7 @@ class FencingFencedTablesAutoConfigurationTests {
 	void withoutFencedTablesTheDataSourceIsTheApplicationsOwn() {
 		this.contextRunner.run((context) -> {
 			assertThat(context).hasNotFailed().doesNotHaveBean(FencedTables.class);
-			assertThat(context.getBean(DataSource.class)).isNotInstanceOf(FencedDataSource.class);
+			assertThat(context.getBean(DataSource.class)).isNotInstanceOf(FencedConnections.class);
 		});
 	}
 
@@ -47,7 +60,7 @@ class FencingFencedTablesAutoConfigurationTests {
 	void declaredTablesWrapTheDataSourceAndGetTheirFenceInAnEmbeddedDatabase() {
 		this.contextRunner.withPropertyValues("fencing.jdbc.fenced-tables=stock, orders").run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(context.getBean(DataSource.class)).isInstanceOf(FencedDataSource.class);
+			assertThat(context.getBean(DataSource.class)).isInstanceOf(FencedConnections.class);
 			assertThat(context.getBean(FencedTables.class).tables()).extracting(Object::toString)
 				.containsExactly("stock", "orders");
 			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
@@ -72,8 +85,9 @@ class FencingFencedTablesAutoConfigurationTests {
 				.getFailure()
 				.hasStackTraceContaining(
 						"Fenced table stock (fencing.jdbc.fenced-tables) does not carry the database fence")
-				.hasStackTraceContaining("CREATE TRIGGER fencing_fence_stock BEFORE INSERT, UPDATE, DELETE ON stock")
-				.hasStackTraceContaining("COMMENT ON TRIGGER fencing_fence_stock IS 'last_token'"));
+				.hasStackTraceContaining(
+						"CREATE TRIGGER fencing_fence_stock__by__last_token BEFORE INSERT, UPDATE, DELETE ON stock "
+								+ "FOR EACH ROW CALL 'io.fencing.fence.H2FenceTrigger'"));
 	}
 
 	@Test
@@ -113,12 +127,62 @@ class FencingFencedTablesAutoConfigurationTests {
 	}
 
 	@Test
-	void withFencingDisabledNothingIsWrappedOrChecked() {
-		this.contextRunner.withPropertyValues("fencing.enabled=false", "fencing.jdbc.fenced-tables=stok")
+	void withFencingDisabledNothingIsCheckedAndEveryWriteGoesThrough() {
+		this.contextRunner.withPropertyValues("fencing.enabled=false", "fencing.jdbc.fenced-tables=stock")
 			.run((context) -> {
 				assertThat(context).hasNotFailed().doesNotHaveBean(FencedTables.class);
-				assertThat(context.getBean(DataSource.class)).isNotInstanceOf(FencedDataSource.class);
+				DataSource dataSource = context.getBean(DataSource.class);
+				assertThat(dataSource).isInstanceOf(FencedConnections.class);
+				JdbcTemplate jdbc = new JdbcTemplate(((FencedConnections) dataSource).unfencedDataSource());
+				new FencedTables(dataSource, List.of(FencedTable.of("stock", "last_token")), true).check();
+				// Guarded updates run as written when disabled, and so do plain writes.
+				new JdbcTemplate(dataSource).update("INSERT INTO stock (sku, last_token) VALUES ('A-1', 7)");
+				assertThat(jdbc.queryForObject("SELECT last_token FROM stock", Long.class)).isEqualTo(7);
+				// Another session, not the application's, is still refused.
+				JdbcTemplate another = new JdbcTemplate(
+						new DriverManagerDataSource(context.getBean(HikariDataSource.class).getJdbcUrl()));
+				assertThatExceptionOfType(DataAccessException.class)
+					.isThrownBy(() -> another.update("UPDATE stock SET last_token = 8"));
 			});
+	}
+
+	@Test
+	void theApplicationsDataSourceKeepsItsClass() {
+		this.contextRunner.withPropertyValues("fencing.jdbc.fenced-tables=stock")
+			.withUserConfiguration(PoolNameUser.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(HikariDataSource.class)).isInstanceOf(FencedConnections.class);
+				assertThat(context.getBean("poolName")).isEqualTo("own");
+			});
+	}
+
+	@Test
+	void aDataSourceTheStarterCouldNotFenceFailsTheStartup() {
+		this.contextRunner.withPropertyValues("fencing.jdbc.fenced-tables=stock")
+			.withBean(EarlyDataSourceUser.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("was created before the starter could hand it out"));
+	}
+
+	/** A bean that injects the pool by its class. */
+	@Configuration(proxyBeanMethods = false)
+	static class PoolNameUser {
+
+		@Bean
+		String poolName(HikariDataSource dataSource) {
+			return dataSource.getPoolName();
+		}
+
+	}
+
+	/** A post-processor that needs the data source, which is then created too early. */
+	static class EarlyDataSourceUser implements BeanPostProcessor {
+
+		EarlyDataSourceUser(DataSource dataSource) {
+		}
+
 	}
 
 }

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -73,7 +74,7 @@ abstract class DatabaseFenceContractTests {
 	@AfterEach
 	void dropFencedTable() {
 		try {
-			this.unfenced.execute("DROP TABLE IF EXISTS " + this.table);
+			dropFencedTable(this.unfenced, this.table);
 		}
 		finally {
 			this.pool.close();
@@ -283,7 +284,7 @@ abstract class DatabaseFenceContractTests {
 			assertThat(expected).hasMessageContaining("carries no fencing token");
 		}
 		finally {
-			this.unfenced.execute("DROP TABLE IF EXISTS " + bare);
+			dropFencedTable(this.unfenced, bare);
 		}
 	}
 
@@ -301,7 +302,12 @@ abstract class DatabaseFenceContractTests {
 	}
 
 	static <T> T as(long token, ThrowingSupplier<T> write) {
-		Binding previous = TokenBindings.bind(new Acquisition(new FencingToken(LOCK, token)));
+		return as(LOCK, token, write);
+	}
+
+	/** Runs {@code write} with a token of {@code lock} bound, as a task of that lock. */
+	static <T> T as(String lock, long token, ThrowingSupplier<T> write) {
+		Binding previous = TokenBindings.bind(new Acquisition(new FencingToken(lock, token)));
 		try {
 			return write.get();
 		}
@@ -320,6 +326,26 @@ abstract class DatabaseFenceContractTests {
 
 		T get() throws Exception;
 
+	}
+
+	/**
+	 * Drops a fenced table, and on PostgreSQL its fence's functions, which outlive it.
+	 */
+	static void dropFencedTable(JdbcTemplate jdbc, String table) {
+		jdbc.execute("DROP TABLE IF EXISTS " + table);
+		String product = jdbc.execute((Connection connection) -> connection.getMetaData().getDatabaseProductName());
+		if ("PostgreSQL".equals(product)) {
+			jdbc.execute(
+					"DROP FUNCTION IF EXISTS fencing_fence_" + table + "(), fencing_fence_" + table + "_truncate()");
+		}
+	}
+
+	/** A pool on an in-memory H2 database of its own. */
+	static HikariDataSource h2Pool(String database, int size) {
+		HikariDataSource pool = new HikariDataSource();
+		pool.setMaximumPoolSize(size);
+		pool.setJdbcUrl("jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1");
+		return pool;
 	}
 
 	static HikariDataSource poolLike(DataSource shared, int size) {

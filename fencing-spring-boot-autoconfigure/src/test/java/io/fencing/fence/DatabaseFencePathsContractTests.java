@@ -83,7 +83,7 @@ abstract class DatabaseFencePathsContractTests {
 	void cleanUp() {
 		this.threads.shutdownNow();
 		if (this.pool != null) {
-			new JdbcTemplate(this.pool).execute("DROP TABLE IF EXISTS " + this.table);
+			DatabaseFenceContractTests.dropFencedTable(new JdbcTemplate(this.pool), this.table);
 			this.pool.close();
 		}
 	}
@@ -98,7 +98,7 @@ abstract class DatabaseFencePathsContractTests {
 				+ "('B-2', 20, 0)");
 		this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(this.pool)).run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(context.getBean(DataSource.class)).isInstanceOf(FencedDataSource.class);
+			assertThat(context.getBean(DataSource.class)).isInstanceOf(FencedConnections.class);
 			Workers workers = context.getBean(Workers.class);
 			ShelfRepository shelves = context.getBean(ShelfRepository.class);
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);

@@ -10,10 +10,7 @@ class H2DatabaseFenceTests extends DatabaseFenceContractTests {
 
 	@Override
 	protected HikariDataSource pool(int size) {
-		HikariDataSource pool = new HikariDataSource();
-		pool.setMaximumPoolSize(size);
-		pool.setJdbcUrl("jdbc:h2:mem:" + this.database + ";DB_CLOSE_DELAY=-1");
-		return pool;
+		return DatabaseFenceContractTests.h2Pool(this.database, size);
 	}
 
 }

@@ -1,0 +1,13 @@
+package io.fencing.fence;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencing.testsupport.TestServices;
+
+class MySqlDriverDatabaseFenceTests extends DatabaseFenceContractTests {
+
+	@Override
+	protected HikariDataSource pool(int size) {
+		return poolLike(TestServices.mariadbThroughMySqlDriver(), size);
+	}
+
+}
