@@ -3,6 +3,7 @@ package io.fencing;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
+import io.fencing.context.MissingToken;
 import io.fencing.context.TokenBindings;
 import io.fencing.context.TokenBindings.Binding;
 
@@ -41,7 +42,7 @@ public final class FencingContext {
 		Binding binding = TokenBindings.current();
 		if (binding == null) {
 			throw new NoFencingTokenException("No fencing token is bound to thread '" + Thread.currentThread().getName()
-					+ "': call this from a @FencedTask method, or from a task passed through FencingContext.wrap(...)");
+					+ "': " + MissingToken.advice());
 		}
 		return binding;
 	}

@@ -34,6 +34,8 @@ import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.env.Environment;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.config.TaskManagementConfigUtils;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -55,6 +57,9 @@ public class FencedTaskBeanValidator
 
 	/** A task returning a {@code Mono} or {@code Flux}, the first one seen. */
 	private volatile @Nullable String reactiveTask;
+
+	/** The tasks that are also {@code @Scheduled}. */
+	private final Set<String> scheduledTasks = ConcurrentHashMap.newKeySet();
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
@@ -88,7 +93,25 @@ public class FencedTaskBeanValidator
 	@Override
 	public void afterSingletonsInstantiated() {
 		sayWhenReactiveTasksSeeNoFencingContext();
+		sayWhenScheduledTasksHaveNoScheduler();
 		checkConfiguredTaskNames();
+	}
+
+	/**
+	 * A {@code @Scheduled} task runs only where scheduling is enabled
+	 * ({@code @EnableScheduling}); without it nothing runs, and nothing else would say
+	 * so.
+	 */
+	private void sayWhenScheduledTasksHaveNoScheduler() {
+		if (this.scheduledTasks.isEmpty() || this.beanFactory == null
+				|| this.beanFactory.containsBean(TaskManagementConfigUtils.SCHEDULED_ANNOTATION_PROCESSOR_BEAN_NAME)) {
+			return;
+		}
+		logger.warn(new TreeSet<>(this.scheduledTasks) + (this.scheduledTasks.size() == 1 ? " is" : " are")
+				+ " @Scheduled, and scheduling is not enabled in this application, so "
+				+ (this.scheduledTasks.size() == 1 ? "it never runs" : "they never run")
+				+ " on a schedule: add @EnableScheduling to a @Configuration class (Boot's task scheduling "
+				+ "settings do not enable it)");
 	}
 
 	/**
@@ -191,6 +214,9 @@ public class FencedTaskBeanValidator
 			if (this.reactiveTask == null
 					&& (task.returnKind() == ReturnKind.MONO || task.returnKind() == ReturnKind.FLUX)) {
 				this.reactiveTask = task.description();
+			}
+			if (AnnotatedElementUtils.hasAnnotation(method, Scheduled.class)) {
+				this.scheduledTasks.add(task.description());
 			}
 		});
 		return bean;

@@ -42,6 +42,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
@@ -75,6 +76,14 @@ public final class FencingAutoConfiguration {
 	public static final String REDISSON_CLIENT_BEAN_NAME = "fencingRedissonClient";
 
 	private static final Log logger = LogFactory.getLog(FencingAutoConfiguration.class);
+
+	/** Binds only the on-busy values a setting may have. */
+	@Bean
+	@ConfigurationPropertiesBinding
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static OnBusySetting fencingOnBusySetting() {
+		return new OnBusySetting();
+	}
 
 	@Bean(name = REDISSON_CLIENT_BEAN_NAME, destroyMethod = "shutdown")
 	@ConditionalOnMissingBean({ RedissonClient.class, FencedLocks.class })

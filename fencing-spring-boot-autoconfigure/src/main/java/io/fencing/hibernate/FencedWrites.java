@@ -9,6 +9,7 @@ import java.util.function.BiConsumer;
 import io.fencing.FencingToken;
 import io.fencing.NoFencingTokenException;
 import io.fencing.StaleWriterException;
+import io.fencing.context.MissingToken;
 import io.fencing.context.TokenBindings;
 import org.hibernate.StaleObjectStateException;
 import org.hibernate.StaleStateException;
@@ -79,8 +80,7 @@ final class FencedWrites implements PreInsertEventListener, PreUpdateEventListen
 				(tokens) -> "write fenced entities in a task that holds only the lock that protects them");
 		if (token == null) {
 			throw new NoFencingTokenException("No fencing token is bound to this thread for the write of fenced entity "
-					+ entityName + "#" + id
-					+ ": write it inside a @FencedTask, or carry the task's token with FencingContext.wrap(...)");
+					+ entityName + "#" + id + ": " + MissingToken.advice());
 		}
 		return token;
 	}

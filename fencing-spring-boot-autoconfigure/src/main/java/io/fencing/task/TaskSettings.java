@@ -60,7 +60,8 @@ public record TaskSettings(@Nullable Duration leaseTime, @Nullable Duration wait
 					+ "d (100 years), was " + this.holdAtLeast);
 		}
 		if (this.onBusy == OnBusy.DEFAULT) {
-			throw new IllegalStateException(name.apply("on-busy") + " must be skip or fail");
+			throw new IllegalStateException(name.apply("on-busy") + ": 'default' is not an on-busy setting: write skip "
+					+ "(the method returns null, or an empty Optional) or fail (LockBusyException)");
 		}
 		return this;
 	}

@@ -204,8 +204,12 @@ class FencingAutoConfigurationTests {
 		assertStartupFailure("fencing.lease-time=P200000D", "fencing.lease-time", "must be at most 36500d");
 		assertStartupFailure("fencing.tasks.stock-sync.wait-time=P200000D", "fencing.tasks.stock-sync.wait-time",
 				"must be at most 36500d");
-		assertStartupFailure("fencing.on-busy=sometimes", "fencing.on-busy", "OnBusy");
-		assertStartupFailure("fencing.on-busy=default", "fencing.on-busy", "must be skip or fail");
+		// Only what a setting may be is offered: not the enum's DEFAULT.
+		assertStartupFailure("fencing.on-busy=skp", "fencing.on-busy",
+				"'skp' is not an on-busy setting: write skip (the method returns null, or an empty Optional) or fail");
+		assertStartupFailure("fencing.on-busy=default", "fencing.on-busy", "'default' is not an on-busy setting");
+		assertStartupFailure("fencing.tasks.stock-sync.on-busy=sometimes", "fencing.tasks.stock-sync.on-busy",
+				"'sometimes' is not an on-busy setting");
 		assertStartupFailure("fencing.tasks.stock-sync.wait-time=-1ms", "fencing.tasks.stock-sync.wait-time",
 				"must not be negative");
 		assertStartupFailure("fencing.jdbc.token-column= ", "fencing.jdbc.token-column", "must not be blank");

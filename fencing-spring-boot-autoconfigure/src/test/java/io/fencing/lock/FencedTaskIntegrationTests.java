@@ -18,6 +18,7 @@ import io.fencing.FencedTask;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.LockBusyException;
+import io.fencing.NoFencingTokenException;
 import io.fencing.OnBusy;
 import io.fencing.activity.TaskActivities;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
@@ -553,9 +554,34 @@ class FencedTaskIntegrationTests {
 
 	}
 
+	@Test
+	void aTaskCalledFromItsOwnClassSaysTheCallBypassedTheProxy() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			assertThatExceptionOfType(NoFencingTokenException.class).isThrownBy(jobs::callsItsOwnTask)
+				.withMessageContaining("Jobs.runOnce(...) is a @FencedTask method, but this call reached it without "
+						+ "going through its Spring proxy")
+				.withMessageContaining("this.runOnce(...)")
+				.withMessageContaining("inject the bean into itself with @Lazy");
+			// Outside any task, the general advice.
+			assertThatExceptionOfType(NoFencingTokenException.class).isThrownBy(FencingContext::current)
+				.withMessageContaining("call this from a @FencedTask method")
+				.withMessageNotContaining("Spring proxy");
+			// Through the proxy it runs.
+			assertThat(jobs.runOnce(() -> {
+			})).isNotNull();
+		});
+	}
+
 	static class Jobs {
 
 		final AtomicInteger skuRuns = new AtomicInteger();
+
+		/** Calls a task of its own class directly: the proxy is bypassed. */
+		public FencingToken callsItsOwnTask() {
+			return runOnce(() -> {
+			});
+		}
 
 		@Autowired
 		private RedissonClient redisson;

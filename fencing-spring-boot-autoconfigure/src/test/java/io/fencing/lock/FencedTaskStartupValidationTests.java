@@ -24,6 +24,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Scope;
 import org.springframework.context.annotation.ScopedProxyMode;
+import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -149,6 +150,22 @@ class FencedTaskStartupValidationTests {
 		}
 	}
 
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void aScheduledTaskWithoutSchedulingEnabledIsWarnedAboutNamingTheMethod(CapturedOutput output) {
+		this.contextRunner.withBean(ScheduledJob.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).contains("ScheduledJob.sync()")
+				.contains("is @Scheduled, and scheduling is not enabled in this application, so it never runs")
+				.contains("add @EnableScheduling");
+		});
+		int told = output.length();
+		this.contextRunner.withBean(ScheduledJob.class)
+			.withUserConfiguration(SchedulingEnabled.class)
+			.run((context) -> assertThat(output.toString().substring(told))
+				.doesNotContain("scheduling is not enabled"));
+	}
+
 	private void assertFails(Class<?> jobType, String method, String reason) {
 		this.contextRunner.withBean(jobType).run((context) -> {
 			assertThat(context).hasFailed();
@@ -156,6 +173,21 @@ class FencedTaskStartupValidationTests {
 				.hasMessageContaining(method)
 				.hasMessageContaining(reason);
 		});
+	}
+
+	static class ScheduledJob {
+
+		@FencedTask("scheduled-job")
+		@org.springframework.scheduling.annotation.Scheduled(initialDelay = 3_600_000, fixedDelay = 3_600_000)
+		public void sync() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableScheduling
+	static class SchedulingEnabled {
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
