@@ -131,6 +131,16 @@ public class DatabaseFenceBenchmarks {
 		return this.fencedTransaction.execute((status) -> this.fenced.update(this.fencedSql, next, 1));
 	}
 
+	/**
+	 * The unfenced table through the fenced data source: what the connections cost
+	 * without the trigger.
+	 */
+	@Benchmark
+	public Integer unfencedTableTransactionThroughTheFencedDataSource() {
+		int next = ++this.quantity;
+		return this.fencedTransaction.execute((status) -> this.fenced.update(this.unfencedSql, next, 1));
+	}
+
 	@Benchmark
 	public Integer unfencedTableTransaction() {
 		int next = ++this.quantity;

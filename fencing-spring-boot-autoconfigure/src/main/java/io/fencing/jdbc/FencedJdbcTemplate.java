@@ -35,6 +35,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcUtils;
@@ -273,6 +274,37 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 			this.events.publishRefusal(this, ex, update.table().name().name());
 			throw ex;
 		}
+		catch (BadSqlGrammarException ex) {
+			throw explained(update, ex);
+		}
+	}
+
+	/**
+	 * A guarded update the database could not read is most often one of a table without
+	 * the token column: say which, and how to add it. Read on a connection of its own,
+	 * since a failed statement may have ended the caller's transaction.
+	 */
+	private BadSqlGrammarException explained(GuardedUpdate update, BadSqlGrammarException ex) {
+		Boolean hasColumn;
+		try (Connection connection = obtainDataSource().getConnection()) {
+			hasColumn = this.uniqueKeys.hasColumn(update.table(), this.tokenColumn, connection);
+		}
+		catch (SQLException | RuntimeException checkFailure) {
+			ex.addSuppressed(checkFailure);
+			return ex;
+		}
+		SQLException cause = ex.getSQLException();
+		if (!Boolean.FALSE.equals(hasColumn) || cause == null) {
+			return ex;
+		}
+		GuardedUpdate.TableReference table = update.table();
+		String name = ((table.qualifier() != null) ? table.qualifier().name() + "." : "") + table.name().name();
+		return new BadSqlGrammarException(
+				"Guarded update of table " + name + ", which has no token column " + this.tokenColumn
+						+ " (fencing.jdbc.token-column): add it with ALTER TABLE " + name + " ADD COLUMN "
+						+ this.tokenColumn
+						+ " BIGINT NOT NULL DEFAULT 0, or set fencing.jdbc.token-column to the column it has",
+				update.fencedSql(), cause);
 	}
 
 	/**

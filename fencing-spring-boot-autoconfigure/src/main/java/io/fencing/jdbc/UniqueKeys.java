@@ -121,26 +121,36 @@ final class UniqueKeys {
 		return names;
 	}
 
+	/**
+	 * Whether {@code table} has the column {@code column}, or {@code null} when the
+	 * database has no such table.
+	 */
+	@Nullable Boolean hasColumn(TableReference table, TokenColumn column, Connection connection) throws SQLException {
+		IdentifierCase names = identifierCase(connection.getMetaData());
+		Location location = Location.of(table, names, connection);
+		String stored = names.stored(new Identifier(column.name(), column.quoted()));
+		boolean tableFound = false;
+		try (ResultSet rows = connection.getMetaData()
+			.getColumns(location.catalog(), location.schema(), location.name(), null)) {
+			while (rows.next()) {
+				if (location.name().equals(rows.getString("TABLE_NAME"))) {
+					tableFound = true;
+					if (stored.equals(rows.getString("COLUMN_NAME"))) {
+						return true;
+					}
+				}
+			}
+		}
+		return tableFound ? false : null;
+	}
+
 	private static TableKeys read(TableReference table, IdentifierCase names, Connection connection)
 			throws SQLException {
 		DatabaseMetaData metaData = connection.getMetaData();
-		String catalog;
-		String schema;
-		if (table.qualifier() == null) {
-			catalog = connection.getCatalog();
-			schema = connection.getSchema();
-		}
-		else if (metaData.supportsSchemasInDataManipulation()) {
-			catalog = null;
-			schema = names.stored(table.qualifier());
-		}
-		else {
-			// MySQL and MariaDB: a qualified table name names a database, that is a
-			// catalog.
-			catalog = names.stored(table.qualifier());
-			schema = null;
-		}
-		String name = names.stored(table.name());
+		Location location = Location.of(table, names, connection);
+		String catalog = location.catalog();
+		String schema = location.schema();
+		String name = location.name();
 		List<Set<String>> keys = new ArrayList<>();
 		Set<String> primaryKey = new LinkedHashSet<>();
 		try (ResultSet rows = metaData.getPrimaryKeys(catalog, schema, name)) {
@@ -187,6 +197,24 @@ final class UniqueKeys {
 	}
 
 	private record TableKeys(List<Set<String>> keys, Map<String, Integer> columnTypes) {
+	}
+
+	/** Where a table is, as the JDBC metadata asks for it. */
+	private record Location(@Nullable String catalog, @Nullable String schema, String name) {
+
+		static Location of(TableReference table, IdentifierCase names, Connection connection) throws SQLException {
+			String name = names.stored(table.name());
+			if (table.qualifier() == null) {
+				return new Location(connection.getCatalog(), connection.getSchema(), name);
+			}
+			if (connection.getMetaData().supportsSchemasInDataManipulation()) {
+				return new Location(null, names.stored(table.qualifier()), name);
+			}
+			// MySQL and MariaDB: a qualified table name names a database, that is a
+			// catalog.
+			return new Location(names.stored(table.qualifier()), null, name);
+		}
+
 	}
 
 	/** How the database stores identifiers, as its driver reports. */

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -149,6 +150,24 @@ abstract class GuardedUpdateContractTests {
 				 where sku = ?""";
 		assertThat(update(2, sql, 4, "B-2")).isEqualTo(1);
 		assertThat(row("B-2")).containsEntry("quantity", 4).containsEntry("last_token", 2L);
+	}
+
+	@Test
+	void aTableWithoutTheTokenColumnIsNamedWithTheDdlToAddIt() {
+		String bare = this.stock + "_bare";
+		this.extraTables.add(bare);
+		this.jdbc.execute("CREATE TABLE " + bare + " (sku VARCHAR(32) PRIMARY KEY, quantity INT NOT NULL)");
+		this.jdbc.update("INSERT INTO " + bare + " (sku, quantity) VALUES ('A-1', 10), ('B-2', 20)");
+		// One row by its key, and several rows (in a transaction of its own).
+		for (String condition : new String[] { "sku = ?", "sku <> ?" }) {
+			assertThatExceptionOfType(BadSqlGrammarException.class)
+				.isThrownBy(() -> this.jdbc.guardedUpdate(new FencingToken(LOCK, 2),
+						"UPDATE " + bare + " SET quantity = ? WHERE " + condition, 1, "A-1"))
+				.withMessageContaining("Guarded update of table " + bare + ", which has no token column last_token")
+				.withMessageContaining("ALTER TABLE " + bare + " ADD COLUMN last_token BIGINT NOT NULL DEFAULT 0");
+		}
+		assertThat(this.jdbc.queryForList("SELECT quantity FROM " + bare + " ORDER BY sku", Integer.class))
+			.containsExactly(10, 20);
 	}
 
 	@Test
