@@ -77,6 +77,13 @@ public final class FencingAutoConfiguration {
 
 	private static final Log logger = LogFactory.getLog(FencingAutoConfiguration.class);
 
+	/** Refuses keys under {@code fencing.} that no setting has. */
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static FencingKeys fencingKeys() {
+		return new FencingKeys();
+	}
+
 	/** Binds only the on-busy values a setting may have. */
 	@Bean
 	@ConfigurationPropertiesBinding

@@ -204,6 +204,14 @@ class FencingAutoConfigurationTests {
 		assertStartupFailure("fencing.lease-time=P200000D", "fencing.lease-time", "must be at most 36500d");
 		assertStartupFailure("fencing.tasks.stock-sync.wait-time=P200000D", "fencing.tasks.stock-sync.wait-time",
 				"must be at most 36500d");
+		// A mistyped key would be ignored and its default apply unnoticed.
+		assertStartupFailure("fencing.wait-tme=5s", "fencing.wait-tme",
+				"Unknown setting fencing.wait-tme (\"fencing.wait-tme\" from property source \"test\"): did you mean "
+						+ "fencing.wait-time?");
+		assertStartupFailure("fencing.tasks.stock-sync.lease-tim=5s", "fencing.tasks.stock-sync.lease-tim",
+				"did you mean fencing.tasks.stock-sync.lease-time?");
+		assertStartupFailure("fencing.jdbc.fenced-table=stock", "fencing.jdbc.fenced-table",
+				"did you mean fencing.jdbc.fenced-tables?");
 		// Only what a setting may be is offered: not the enum's DEFAULT.
 		assertStartupFailure("fencing.on-busy=skp", "fencing.on-busy",
 				"'skp' is not an on-busy setting: write skip (the method returns null, or an empty Optional) or fail");
