@@ -54,8 +54,16 @@ final class FencingKeys implements EnvironmentAware, InitializingBean {
 		}
 		catch (BindException ex) {
 			if (ex.getCause() instanceof UnboundConfigurationPropertiesException unbound) {
-				// The message says all: Boot's own would be the root cause otherwise.
-				throw new IllegalStateException(message(unbound.getUnboundProperties()));
+				// A setting left empty is unbound too: only keys no setting has.
+				List<String> settings = settings(PREFIX, FencingProperties.class);
+				Set<ConfigurationProperty> unknown = unbound.getUnboundProperties()
+					.stream()
+					.filter((property) -> !isSetting(property.getName().toString(), settings))
+					.collect(Collectors.toSet());
+				if (!unknown.isEmpty()) {
+					// The message says all: Boot's own would be the root cause otherwise.
+					throw new IllegalStateException(message(unknown, settings));
+				}
 			}
 			// Any other binding failure is reported by the binding of the settings
 			// themselves.
@@ -66,8 +74,16 @@ final class FencingKeys implements EnvironmentAware, InitializingBean {
 		return !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource);
 	}
 
-	private static String message(Set<ConfigurationProperty> unknown) {
-		List<String> settings = settings(PREFIX, FencingProperties.class);
+	private static boolean isSetting(String key, List<String> settings) {
+		String tasks = PREFIX + ".tasks.";
+		if (key.startsWith(tasks) && key.indexOf('.', tasks.length()) > 0) {
+			return settings(null, FencingProperties.Task.class)
+				.contains(key.substring(key.indexOf('.', tasks.length()) + 1));
+		}
+		return settings.contains(key);
+	}
+
+	private static String message(Set<ConfigurationProperty> unknown, List<String> settings) {
 		return unknown.stream()
 			.sorted(Comparator.comparing((property) -> property.getName().toString()))
 			.map((property) -> {

@@ -212,6 +212,10 @@ class FencingAutoConfigurationTests {
 				"did you mean fencing.tasks.stock-sync.lease-time?");
 		assertStartupFailure("fencing.jdbc.fenced-table=stock", "fencing.jdbc.fenced-table",
 				"did you mean fencing.jdbc.fenced-tables?");
+		// A setting left empty is unset, not unknown (FencingRedissonConfigTests:
+		// fencing.redis.config=).
+		this.contextRunner.withPropertyValues("fencing.lease-time=", "fencing.tasks.stock-sync.wait-time=")
+			.run((context) -> assertThat(context).hasNotFailed());
 		// Only what a setting may be is offered: not the enum's DEFAULT.
 		assertStartupFailure("fencing.on-busy=skp", "fencing.on-busy",
 				"'skp' is not an on-busy setting: write skip (the method returns null, or an empty Optional) or fail");
