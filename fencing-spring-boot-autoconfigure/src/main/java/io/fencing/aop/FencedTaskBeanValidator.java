@@ -35,6 +35,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.env.Environment;
 import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.Schedules;
 import org.springframework.scheduling.config.TaskManagementConfigUtils;
 import org.springframework.util.ClassUtils;
 
@@ -103,8 +104,8 @@ public class FencedTaskBeanValidator
 	 * so.
 	 */
 	private void sayWhenScheduledTasksHaveNoScheduler() {
-		if (this.scheduledTasks.isEmpty() || this.beanFactory == null
-				|| this.beanFactory.containsBean(TaskManagementConfigUtils.SCHEDULED_ANNOTATION_PROCESSOR_BEAN_NAME)) {
+		if (this.scheduledTasks.isEmpty() || this.beanFactory == null || this.beanFactory
+			.containsLocalBean(TaskManagementConfigUtils.SCHEDULED_ANNOTATION_PROCESSOR_BEAN_NAME)) {
 			return;
 		}
 		logger.warn(new TreeSet<>(this.scheduledTasks) + (this.scheduledTasks.size() == 1 ? " is" : " are")
@@ -215,7 +216,8 @@ public class FencedTaskBeanValidator
 					&& (task.returnKind() == ReturnKind.MONO || task.returnKind() == ReturnKind.FLUX)) {
 				this.reactiveTask = task.description();
 			}
-			if (AnnotatedElementUtils.hasAnnotation(method, Scheduled.class)) {
+			if (!AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class, Schedules.class)
+				.isEmpty()) {
 				this.scheduledTasks.add(task.description());
 			}
 		});

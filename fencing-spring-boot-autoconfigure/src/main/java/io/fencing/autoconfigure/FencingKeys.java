@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
@@ -19,6 +20,8 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.env.Environment;
@@ -34,6 +37,9 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 final class FencingKeys implements EnvironmentAware, InitializingBean {
 
 	private static final String PREFIX = "fencing";
+
+	/** A task name that needs no brackets. */
+	private static final Pattern PLAIN_NAME = Pattern.compile("[a-z0-9-]+");
 
 	private @Nullable Environment environment;
 
@@ -54,15 +60,14 @@ final class FencingKeys implements EnvironmentAware, InitializingBean {
 		}
 		catch (BindException ex) {
 			if (ex.getCause() instanceof UnboundConfigurationPropertiesException unbound) {
-				// A setting left empty is unbound too: only keys no setting has.
-				List<String> settings = settings(PREFIX, FencingProperties.class);
+				// A key left empty is unbound too, and changes nothing.
 				Set<ConfigurationProperty> unknown = unbound.getUnboundProperties()
 					.stream()
-					.filter((property) -> !isSetting(property.getName().toString(), settings))
+					.filter((property) -> !String.valueOf(property.getValue()).isBlank())
 					.collect(Collectors.toSet());
 				if (!unknown.isEmpty()) {
 					// The message says all: Boot's own would be the root cause otherwise.
-					throw new IllegalStateException(message(unknown, settings));
+					throw new IllegalStateException(message(unknown, settings(PREFIX, FencingProperties.class)));
 				}
 			}
 			// Any other binding failure is reported by the binding of the settings
@@ -74,35 +79,38 @@ final class FencingKeys implements EnvironmentAware, InitializingBean {
 		return !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource);
 	}
 
-	private static boolean isSetting(String key, List<String> settings) {
-		String tasks = PREFIX + ".tasks.";
-		if (key.startsWith(tasks) && key.indexOf('.', tasks.length()) > 0) {
-			return settings(null, FencingProperties.Task.class)
-				.contains(key.substring(key.indexOf('.', tasks.length()) + 1));
-		}
-		return settings.contains(key);
-	}
-
 	private static String message(Set<ConfigurationProperty> unknown, List<String> settings) {
 		return unknown.stream()
 			.sorted(Comparator.comparing((property) -> property.getName().toString()))
 			.map((property) -> {
-				String key = property.getName().toString();
 				String origin = (property.getOrigin() != null) ? " (" + property.getOrigin() + ")" : "";
-				return "Unknown setting " + key + origin + ": did you mean " + nearest(key, settings) + "?";
+				return "Unknown setting " + property.getName() + origin + ": " + advice(property.getName(), settings);
 			})
 			.collect(Collectors.joining("\n", "", "\nThe fencing settings are: " + settings));
 	}
 
-	/** The nearest setting, a task's own keeping the task's name. */
-	private static String nearest(String key, List<String> settings) {
-		String tasks = PREFIX + ".tasks.";
-		if (key.startsWith(tasks) && key.indexOf('.', tasks.length()) > 0) {
-			String task = key.substring(0, key.indexOf('.', tasks.length()) + 1);
-			String setting = key.substring(task.length());
-			return task + closest(setting, settings(null, FencingProperties.Task.class));
+	/**
+	 * The nearest setting; for a task's, keeping the task's name, and asking for brackets
+	 * around a name that holds dots, which Boot reads as more levels.
+	 */
+	private static String advice(ConfigurationPropertyName key, List<String> settings) {
+		int elements = key.getNumberOfElements();
+		if (elements >= 4 && key.getElement(1, Form.UNIFORM).equals("tasks")) {
+			String setting = closest(key.getElement(elements - 1, Form.UNIFORM),
+					settings(null, FencingProperties.Task.class));
+			List<String> name = new ArrayList<>();
+			for (int i = 2; i < elements - 1; i++) {
+				name.add(key.getElement(i, Form.ORIGINAL));
+			}
+			String task = String.join(".", name);
+			if (elements > 4) {
+				return "a task name with dots is read as more levels: write it in brackets, " + PREFIX + ".tasks["
+						+ task + "]." + setting;
+			}
+			return "did you mean " + PREFIX + ".tasks"
+					+ (PLAIN_NAME.matcher(task).matches() ? "." + task : "[" + task + "]") + "." + setting + "?";
 		}
-		return closest(key, settings);
+		return "did you mean " + closest(key.toString(), settings) + "?";
 	}
 
 	private static String closest(String key, List<String> candidates) {

@@ -8,6 +8,10 @@ import java.util.Objects;
 import io.fencing.FencedTask;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+
 /**
  * What a caller that finds no token bound can do about it. The most common cause gets a
  * message of its own: a {@link FencedTask} method on the call stack that was called
@@ -30,20 +34,33 @@ public final class MissingToken {
 		if (bypassed == null) {
 			return "call this from a @FencedTask method, or from a task passed through FencingContext.wrap(...)";
 		}
-		return bypassed + " is a @FencedTask method, but this call reached it without going through its Spring proxy "
-				+ "(a call from its own class, such as this." + bypassed.substring(bypassed.indexOf('.') + 1)
-				+ ", or an object that Spring did not create), so no lock was taken and no token bound: call it "
-				+ "through the bean (inject it where it is called, or inject the bean into itself with @Lazy), or run "
-				+ "the body with FencedTasks (with fencing.enabled=false, @FencedTask methods run without a lock "
-				+ "and a token: use FencingContext.find() there)";
+		return bypassed + " is a @FencedTask method, but it runs without a token: the call did not go through its "
+				+ "Spring proxy (a call from its own class, such as this."
+				+ bypassed.substring(bypassed.indexOf('.') + 1)
+				+ ", or an object that Spring did not create), so no lock was taken. Call it through the bean (inject it "
+				+ "where it is called, or inject the bean into itself with @Lazy), or run the body with FencedTasks. "
+				+ "(With fencing.enabled=false every task runs so, without a lock: use FencingContext.find() there.)";
 	}
 
+	/**
+	 * The task of {@code frame}, matched by name and parameter types, the annotation also
+	 * on an interface's method; a class that cannot hold one, or whose methods cannot be
+	 * resolved, is passed over.
+	 */
 	private static @Nullable String fencedTask(StackFrame frame) {
 		Class<?> type = frame.getDeclaringClass();
-		for (Method method : type.getDeclaredMethods()) {
-			if (method.getName().equals(frame.getMethodName()) && method.isAnnotationPresent(FencedTask.class)) {
+		if (!AnnotationUtils.isCandidateClass(type, FencedTask.class)) {
+			return null;
+		}
+		try {
+			Method method = type.getDeclaredMethod(frame.getMethodName(), frame.getMethodType().parameterArray());
+			if (MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).isPresent(FencedTask.class)) {
 				return type.getSimpleName() + "." + method.getName() + "(...)";
 			}
+		}
+		catch (NoSuchMethodException | LinkageError | SecurityException ex) {
+			// Not a method of its own (a constructor, a synthetic frame), or one whose
+			// types are not on the class path.
 		}
 		return null;
 	}

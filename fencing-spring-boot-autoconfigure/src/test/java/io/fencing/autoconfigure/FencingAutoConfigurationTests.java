@@ -212,9 +212,15 @@ class FencingAutoConfigurationTests {
 				"did you mean fencing.tasks.stock-sync.lease-time?");
 		assertStartupFailure("fencing.jdbc.fenced-table=stock", "fencing.jdbc.fenced-table",
 				"did you mean fencing.jdbc.fenced-tables?");
-		// A setting left empty is unset, not unknown (FencingRedissonConfigTests:
-		// fencing.redis.config=).
-		this.contextRunner.withPropertyValues("fencing.lease-time=", "fencing.tasks.stock-sync.wait-time=")
+		// A task name with dots needs brackets: said so.
+		assertStartupFailure("fencing.tasks.stock.sync.lease-time=5s", "fencing.tasks.stock.sync.lease-time",
+				"a task name with dots is read as more levels: write it in brackets, "
+						+ "fencing.tasks[stock.sync].lease-time");
+		// A key left empty changes nothing, under any name Boot reads
+		// (FencingRedissonConfigTests: fencing.redis.config=).
+		this.contextRunner
+			.withPropertyValues("fencing.lease-time=", "fencing.waitTime=", "fencing.tasks.stock-sync.wait-time=",
+					"fencing.tasks.stock-sync.leaseTime=", "fencing.tasks[stock.sync].lease-time=")
 			.run((context) -> assertThat(context).hasNotFailed());
 		// Only what a setting may be is offered: not the enum's DEFAULT.
 		assertStartupFailure("fencing.on-busy=skp", "fencing.on-busy",

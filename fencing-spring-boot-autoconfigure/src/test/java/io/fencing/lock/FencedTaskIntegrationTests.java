@@ -559,8 +559,9 @@ class FencedTaskIntegrationTests {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
 			assertThatExceptionOfType(NoFencingTokenException.class).isThrownBy(jobs::callsItsOwnTask)
-				.withMessageContaining("Jobs.runOnce(...) is a @FencedTask method, but this call reached it without "
-						+ "going through its Spring proxy")
+				.withMessageContaining(
+						"Jobs.runOnce(...) is a @FencedTask method, but it runs without a token: the call "
+								+ "did not go through its Spring proxy")
 				.withMessageContaining("this.runOnce(...)")
 				.withMessageContaining("inject the bean into itself with @Lazy");
 			// Outside any task, the general advice.
@@ -571,6 +572,26 @@ class FencedTaskIntegrationTests {
 			assertThat(jobs.runOnce(() -> {
 			})).isNotNull();
 		});
+		// A plain method that shares a task's name is not the task.
+		this.contextRunner.withBean(Overloads.class).run((context) -> {
+			Overloads overloads = context.getBean(Overloads.class);
+			assertThatExceptionOfType(NoFencingTokenException.class).isThrownBy(() -> overloads.sync("A-1"))
+				.withMessageContaining("call this from a @FencedTask method")
+				.withMessageNotContaining("Spring proxy");
+		});
+	}
+
+	static class Overloads {
+
+		@FencedTask("${test.lock}")
+		public FencingToken sync() {
+			return FencingContext.current();
+		}
+
+		public FencingToken sync(String sku) {
+			return FencingContext.current();
+		}
+
 	}
 
 	static class Jobs {

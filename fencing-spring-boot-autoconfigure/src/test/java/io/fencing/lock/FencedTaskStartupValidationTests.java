@@ -159,6 +159,10 @@ class FencedTaskStartupValidationTests {
 				.contains("is @Scheduled, and scheduling is not enabled in this application, so it never runs")
 				.contains("add @EnableScheduling");
 		});
+		int repeated = output.length();
+		this.contextRunner.withBean(TwiceScheduledJob.class)
+			.run((context) -> assertThat(output.toString().substring(repeated)).contains("TwiceScheduledJob.sync()")
+				.contains("scheduling is not enabled"));
 		int told = output.length();
 		this.contextRunner.withBean(ScheduledJob.class)
 			.withUserConfiguration(SchedulingEnabled.class)
@@ -179,6 +183,16 @@ class FencedTaskStartupValidationTests {
 
 		@FencedTask("scheduled-job")
 		@org.springframework.scheduling.annotation.Scheduled(initialDelay = 3_600_000, fixedDelay = 3_600_000)
+		public void sync() {
+		}
+
+	}
+
+	static class TwiceScheduledJob {
+
+		@FencedTask("twice-scheduled-job")
+		@org.springframework.scheduling.annotation.Scheduled(initialDelay = 3_600_000, fixedDelay = 3_600_000)
+		@org.springframework.scheduling.annotation.Scheduled(cron = "0 0 3 * * *")
 		public void sync() {
 		}
 
