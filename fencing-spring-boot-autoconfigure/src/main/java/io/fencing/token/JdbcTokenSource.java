@@ -65,10 +65,12 @@ public final class JdbcTokenSource implements TokenSource {
 		DataSource target = dataSource;
 		try {
 			while (true) {
-				if (target instanceof FencedConnections fenced && fenced.unfencedDataSource() != target) {
+				DataSource unfenced = (target instanceof FencedConnections fenced) ? fenced.unfencedDataSource()
+						: target;
+				if (unfenced != target) {
 					// Its statements carry no writer's token: the fence's wrapper is not
 					// needed.
-					target = fenced.unfencedDataSource();
+					target = unfenced;
 				}
 				else if (target.isWrapperFor(TransactionAwareDataSourceProxy.class)) {
 					DataSource behind = target.unwrap(TransactionAwareDataSourceProxy.class).getTargetDataSource();
