@@ -5,6 +5,8 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import io.fencing.FencingToken;
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
 import io.fencing.autoconfigure.FencingJpaAutoConfiguration;
 import io.fencing.context.TokenBindings;
 import io.fencing.context.TokenBindings.Acquisition;
@@ -18,12 +20,14 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -35,15 +39,17 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.data.jpa.repository.config.EnableJpaRepositories;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * One entity by id on PostgreSQL through a Spring Data repository, loaded and changed in
- * a transaction (a SELECT and an UPDATE): an entity with a {@code @FencingTokenColumn},
- * whose UPDATE carries the token and the fence, against the same entity without it. The
- * token is bound to the benchmark thread without a lock, so that only the write is
- * measured. Two forks each and a longer warm-up than the other benchmarks: Hibernate's
- * path takes longer to compile, and one fork against one moves by a third here.
+ * One entity by id through a Spring Data repository, loaded and changed in a transaction
+ * (a SELECT and an UPDATE), on PostgreSQL and MariaDB: an entity with a
+ * {@code @FencingTokenColumn}, whose table carries the database fence, against the same
+ * entity without it, through the same fenced DataSource. The token is bound to the
+ * benchmark thread without a lock, so that only the write is measured. Two forks each and
+ * a longer warm-up than the other benchmarks: Hibernate's path takes longer to compile,
+ * and one fork against one moves by a third here.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -52,6 +58,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 10, time = 1)
 public class FencedEntityBenchmarks {
+
+	@Param({ "postgresql", "mariadb" })
+	public String database;
 
 	private ConfigurableApplicationContext context;
 
@@ -66,7 +75,8 @@ public class FencedEntityBenchmarks {
 	@Setup
 	public void start() {
 		this.context = new SpringApplicationBuilder(EntityApplication.class).web(WebApplicationType.NONE)
-			.properties("spring.jpa.hibernate.ddl-auto=create-drop", "spring.main.banner-mode=off")
+			.properties("spring.jpa.hibernate.ddl-auto=create-drop", "spring.main.banner-mode=off",
+					"fencing.jdbc.initialize-schema=always", "bench.database=" + this.database)
 			.run();
 		this.transaction = this.context.getBean(TransactionTemplate.class);
 		this.fenced = this.context.getBean(FencedRows.class);
@@ -81,7 +91,15 @@ public class FencedEntityBenchmarks {
 	@TearDown
 	public void stop() {
 		TokenBindings.restore(null);
+		HikariDataSource pool = this.context.getBean(HikariDataSource.class);
 		this.context.close();
+		try (pool) {
+			if (this.database.equals("postgresql")) {
+				// Dropping the table leaves the functions of its fence.
+				new JdbcTemplate(pool).execute("DROP FUNCTION IF EXISTS fencing_fence_bench_fenced_row(), "
+						+ "fencing_fence_bench_fenced_row_truncate()");
+			}
+		}
 	}
 
 	@Benchmark
@@ -151,14 +169,14 @@ public class FencedEntityBenchmarks {
 
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ HibernateJpaAutoConfiguration.class, TransactionAutoConfiguration.class,
-			FencingJpaAutoConfiguration.class })
+			FencingFencedTablesAutoConfiguration.class, FencingJpaAutoConfiguration.class })
 	@EntityScan(basePackageClasses = FencedEntityBenchmarks.class)
 	@EnableJpaRepositories(basePackageClasses = FencedEntityBenchmarks.class, considerNestedRepositories = true)
 	static class EntityApplication {
 
-		@Bean(destroyMethod = "close")
-		DataSource dataSource() {
-			return BenchmarkServices.postgres();
+		@Bean(destroyMethod = "") // closed once the fence is dropped
+		HikariDataSource dataSource(@Value("${bench.database}") String database) {
+			return database.equals("mariadb") ? BenchmarkServices.mariadb() : BenchmarkServices.postgres();
 		}
 
 	}

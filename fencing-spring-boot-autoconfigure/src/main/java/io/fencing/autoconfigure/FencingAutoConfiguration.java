@@ -21,6 +21,7 @@ import io.fencing.lock.FencedLocks;
 import io.fencing.lock.redisson.RedissonFencedLocks;
 import io.fencing.observation.FencedTaskObservationConvention;
 import io.fencing.observation.ObservedRuns;
+import io.fencing.run.DeferredWrites;
 import io.fencing.run.FencedTaskRunner;
 import io.fencing.run.RunListener;
 import io.fencing.task.FencedTaskResolver;
@@ -135,7 +136,8 @@ public final class FencingAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	FencedTaskRunner fencedTaskRunner(FencedLocks locks, ObjectProvider<TokenSource> tokenSource,
-			ObjectProvider<AcceptedTokens> acceptedTokens, ObjectProvider<RunListener> listeners) {
+			ObjectProvider<AcceptedTokens> acceptedTokens, ObjectProvider<RunListener> listeners,
+			ObjectProvider<DeferredWrites> deferredWrites) {
 		TokenSource source = null;
 		if (!locks.issuesTokens()) {
 			source = tokenSource.getIfAvailable();
@@ -149,8 +151,8 @@ public final class FencingAutoConfiguration {
 			}
 		}
 		FencedTaskRunner runner = new FencedTaskRunner(locks, source,
-				SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList()),
-				listeners.orderedStream().toList());
+				SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList()), listeners.orderedStream().toList(),
+				deferredWrites.orderedStream().toList());
 		logger.info("Fenced tasks take their locks from " + locks.description() + " and their tokens from "
 				+ runner.tokenOrigin());
 		return runner;

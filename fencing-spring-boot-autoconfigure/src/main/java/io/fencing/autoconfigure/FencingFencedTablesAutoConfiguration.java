@@ -1,17 +1,20 @@
 package io.fencing.autoconfigure;
 
 import java.util.List;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
 import io.fencing.autoconfigure.FencingProperties.InitializeSchema;
 import io.fencing.fence.FencedDataSourcePostProcessor;
 import io.fencing.fence.FencedTable;
+import io.fencing.fence.FencedTableSource;
 import io.fencing.fence.FencedTables;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -31,14 +34,15 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Auto-configuration of the database fence ({@code fencing.jdbc.fenced-tables}): the
- * application's {@link DataSource} hands out connections that carry the running task's
- * token, and the declared tables are checked to carry the fence at startup, which creates
- * it where {@code fencing.jdbc.initialize-schema} allows.
+ * Auto-configuration of the database fence ({@code fencing.jdbc.fenced-tables}, and the
+ * tables of fenced JPA entities): the application's {@link DataSource} hands out
+ * connections that carry the running task's token once there is a fenced table, and the
+ * tables are checked to carry the fence at startup, which creates it where
+ * {@code fencing.jdbc.initialize-schema} allows.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnClass({ DataSource.class, JdbcTemplate.class, EmbeddedDatabaseConnection.class })
-@Conditional(FencingFencedTablesAutoConfiguration.OnFencedTables.class)
+@Conditional(FencingFencedTablesAutoConfiguration.OnFencedTablesOrEntities.class)
 @EnableConfigurationProperties(FencingProperties.class)
 public final class FencingFencedTablesAutoConfiguration {
 
@@ -55,14 +59,17 @@ public final class FencingFencedTablesAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(DataSource.class)
 	@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
-	FencedTables fencedTables(ObjectProvider<DataSource> dataSources, FencingProperties properties) {
+	FencedTables fencedTables(ObjectProvider<DataSource> dataSources, ObjectProvider<FencedTableSource> sources,
+			FencingProperties properties) {
 		FencingProperties.Jdbc jdbc = properties.getJdbc();
 		DataSource dataSource = dataSources.getIfUnique();
-		if (dataSource == null) {
-			throw new IllegalStateException("fencing.jdbc.fenced-tables " + jdbc.getFencedTables() + " needs one "
-					+ "DataSource to check its tables in, and the application has several; mark the one that holds "
-					+ "them @Primary");
-		}
+		Supplier<DataSource> tablesDataSource = () -> {
+			if (dataSource == null) {
+				throw new IllegalStateException("The fenced tables need one DataSource to check them in, and the "
+						+ "application has several; mark the one that holds them @Primary");
+			}
+			return dataSource;
+		};
 		List<FencedTable> tables = jdbc.getFencedTables().stream().map((declared) -> {
 			try {
 				return FencedTable.of(declared, jdbc.getTokenColumn());
@@ -72,9 +79,29 @@ public final class FencingFencedTablesAutoConfiguration {
 			}
 		}).toList();
 		InitializeSchema mode = jdbc.getInitializeSchema();
-		boolean create = mode == InitializeSchema.ALWAYS
-				|| (mode == InitializeSchema.EMBEDDED && EmbeddedDatabaseConnection.isEmbedded(dataSource));
-		return new FencedTables(dataSource, tables, create);
+		boolean create = mode == InitializeSchema.ALWAYS || (mode == InitializeSchema.EMBEDDED && dataSource != null
+				&& EmbeddedDatabaseConnection.isEmbedded(dataSource));
+		return new FencedTables(tablesDataSource, tables, sources.orderedStream().toList(), create);
+	}
+
+	/** Tables declared, or fenced JPA entities possible. */
+	static class OnFencedTablesOrEntities extends AnyNestedCondition {
+
+		OnFencedTablesOrEntities() {
+			super(ConfigurationPhase.REGISTER_BEAN);
+		}
+
+		@Conditional(OnFencedTables.class)
+		static class Declared {
+
+		}
+
+		@ConditionalOnClass(name = { "org.hibernate.engine.spi.SessionImplementor",
+				"org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean" })
+		static class Entities {
+
+		}
+
 	}
 
 	/** Tables declared, as a list or comma-separated. */

@@ -1,9 +1,10 @@
 package io.fencing.autoconfigure;
 
+import io.fencing.hibernate.EntityManagerWrites;
 import io.fencing.hibernate.FencedEntitiesAcceptedTokens;
-import io.fencing.hibernate.FencingEntityManagerFactoryPostProcessor;
+import io.fencing.hibernate.FencedEntityTables;
+import io.fencing.hibernate.FencingJpaDialectPostProcessor;
 import jakarta.persistence.EntityManagerFactory;
-import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import org.hibernate.engine.spi.SessionImplementor;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -14,17 +15,17 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
-import org.springframework.core.io.ResourceLoader;
 import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
 
 /**
  * Auto-configuration of fenced JPA entities
- * ({@link io.fencing.jpa.FencingTokenColumn @FencingTokenColumn}): a post-processor
- * installs the fence in every Hibernate entity manager factory of the context, and the
- * counter repair reads the fenced entities' tables.
+ * ({@link io.fencing.jpa.FencingTokenColumn @FencingTokenColumn}): their tables carry the
+ * database fence (checked, or created, with {@code fencing.jdbc.fenced-tables}), a task's
+ * pending changes are flushed before its token is unbound, the fence's refusals are
+ * translated in every entity manager factory, and the counter repair reads the tables.
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration")
-@ConditionalOnClass({ LocalContainerEntityManagerFactoryBean.class, SessionImplementor.class, CCJSqlParserUtil.class })
+@ConditionalOnClass({ LocalContainerEntityManagerFactoryBean.class, SessionImplementor.class })
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 public final class FencingJpaAutoConfiguration {
 
@@ -35,12 +36,24 @@ public final class FencingJpaAutoConfiguration {
 		return new FencedEntitiesAcceptedTokens(factories);
 	}
 
+	/** The fenced entities' tables, for the startup's check of the database fence. */
+	@Bean
+	@ConditionalOnMissingBean
+	FencedEntityTables fencedEntityTables(ObjectProvider<EntityManagerFactory> factories) {
+		return new FencedEntityTables(factories);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	EntityManagerWrites entityManagerWrites() {
+		return new EntityManagerWrites();
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static FencingEntityManagerFactoryPostProcessor fencingEntityManagerFactoryPostProcessor(
-			ResourceLoader resourceLoader) {
-		return new FencingEntityManagerFactoryPostProcessor(resourceLoader.getClassLoader());
+	static FencingJpaDialectPostProcessor fencingJpaDialectPostProcessor() {
+		return new FencingJpaDialectPostProcessor();
 	}
 
 }

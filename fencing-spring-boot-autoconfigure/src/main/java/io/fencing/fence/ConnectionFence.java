@@ -41,6 +41,12 @@ final class ConnectionFence {
 	private final boolean unfencedWriters;
 
 	/**
+	 * Whether connections are fenced yet: a data source the starter hands out fences them
+	 * once its fenced tables are known, so an application without any pays nothing.
+	 */
+	private volatile boolean armed;
+
+	/**
 	 * Known at the first connection; {@code null} also for a database without a fence.
 	 */
 	private volatile @Nullable FenceDialect dialect;
@@ -54,11 +60,20 @@ final class ConnectionFence {
 	 * @param unfencedWriters whether every statement goes through the fence unchecked
 	 * ({@code fencing.enabled=false})
 	 */
-	ConnectionFence(boolean unfencedWriters) {
+	ConnectionFence(boolean unfencedWriters, boolean armed) {
 		this.unfencedWriters = unfencedWriters;
+		this.armed = armed || unfencedWriters;
+	}
+
+	/** From now on, every connection handed out carries the writer's token. */
+	void arm() {
+		this.armed = true;
 	}
 
 	Connection fence(Connection target) throws SQLException {
+		if (!this.armed) {
+			return target;
+		}
 		FenceDialect dialect = dialect(target);
 		if (dialect == null) {
 			return target;

@@ -14,7 +14,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  */
 public final class FencedDataSource extends DelegatingDataSource implements FencedConnections {
 
-	private final ConnectionFence fence = new ConnectionFence(false);
+	private final ConnectionFence fence = new ConnectionFence(false, true);
 
 	public FencedDataSource(DataSource target) {
 		super(target);
@@ -23,6 +23,11 @@ public final class FencedDataSource extends DelegatingDataSource implements Fenc
 	@Override
 	public DataSource unfencedDataSource() {
 		return obtainTargetDataSource();
+	}
+
+	/** Fenced from the start. */
+	@Override
+	public void fenceConnections() {
 	}
 
 	@Override

@@ -51,7 +51,7 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, B
 		}
 		ProxyFactory factory = new ProxyFactory(dataSource);
 		factory.addInterface(FencedConnections.class);
-		factory.addAdvice(new Fencing(dataSource, new ConnectionFence(this.unfencedWriters)));
+		factory.addAdvice(new Fencing(dataSource, new ConnectionFence(this.unfencedWriters, false)));
 		factory.setProxyTargetClass(!Modifier.isFinal(bean.getClass().getModifiers()));
 		try {
 			return factory.getProxy(this.classLoader);
@@ -91,6 +91,10 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, B
 			if (name.equals("getConnection")) {
 				Connection connection = (Connection) invocation.proceed();
 				return (connection != null) ? this.fence.fence(connection) : null;
+			}
+			if (name.equals("fenceConnections") && arguments.length == 0) {
+				this.fence.arm();
+				return null;
 			}
 			if (name.equals("unfencedDataSource") && arguments.length == 0) {
 				// Not the target itself, which Spring AOP would hand back as the proxy.

@@ -6,9 +6,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -16,10 +20,13 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import io.fencing.fence.FencedTableSource.Declared;
+
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
- * The fenced tables of the application ({@code fencing.jdbc.fenced-tables}), checked when
+ * The fenced tables of the application ({@code fencing.jdbc.fenced-tables}, and those a
+ * {@link FencedTableSource} declares: the fenced JPA entities' tables), checked when
  * every bean is ready (after the schema scripts and an entity manager factory's DDL), and
  * before any task is scheduled: each must exist, have its token column and carry the
  * fence, which is created here when the application allows it, or the startup fails
@@ -33,23 +40,44 @@ public final class FencedTables implements SmartInitializingSingleton {
 	/** Column types that hold a token. */
 	private static final Set<Integer> INTEGERS = Set.of(Types.BIGINT, Types.INTEGER, Types.NUMERIC, Types.DECIMAL);
 
-	private final DataSource dataSource;
+	private static final String PROPERTY = "fencing.jdbc.fenced-tables";
 
-	private final List<FencedTable> tables;
+	private final Supplier<DataSource> dataSource;
+
+	private final List<FencedTable> declared;
+
+	private final List<FencedTableSource> sources;
 
 	private final boolean create;
 
+	private volatile List<Declared> tables = List.of();
+
 	/**
+	 * @param declared the tables of {@code fencing.jdbc.fenced-tables}
 	 * @param create whether to create a missing fence
 	 */
-	public FencedTables(DataSource dataSource, List<FencedTable> tables, boolean create) {
+	public FencedTables(DataSource dataSource, List<FencedTable> declared, boolean create) {
+		this(() -> dataSource, declared, List.of(), create);
+	}
+
+	/**
+	 * @param dataSource the data source of the tables, asked for only when there are
+	 * tables to fence (it may throw, saying why there is none)
+	 * @param declared the tables of {@code fencing.jdbc.fenced-tables}
+	 * @param sources the other tables to fence
+	 * @param create whether to create a missing fence
+	 */
+	public FencedTables(Supplier<DataSource> dataSource, List<FencedTable> declared, List<FencedTableSource> sources,
+			boolean create) {
 		this.dataSource = dataSource;
-		this.tables = List.copyOf(tables);
+		this.declared = List.copyOf(declared);
+		this.sources = List.copyOf(sources);
 		this.create = create;
 	}
 
+	/** The tables checked at startup, each once. */
 	public List<FencedTable> tables() {
-		return this.tables;
+		return this.tables.stream().map(Declared::table).toList();
 	}
 
 	@Override
@@ -62,51 +90,74 @@ public final class FencedTables implements SmartInitializingSingleton {
 	 * column or its fence, and what to run
 	 */
 	public void check() {
-		if (this.tables.isEmpty()) {
+		List<Declared> tables = collect();
+		this.tables = tables;
+		if (tables.isEmpty()) {
 			return;
 		}
-		if (!(this.dataSource instanceof FencedConnections)) {
-			throw new IllegalStateException("fencing.jdbc.fenced-tables " + this.tables + ": the application's "
-					+ "DataSource (" + this.dataSource.getClass().getName() + ") was created before the starter could "
+		DataSource dataSource = this.dataSource.get();
+		if (!(dataSource instanceof FencedConnections connections)) {
+			throw new IllegalStateException("Fenced tables " + tables + ": the application's " + "DataSource ("
+					+ dataSource.getClass().getName() + ") was created before the starter could "
 					+ "hand it out with connections that carry the tasks' tokens (a BeanPostProcessor or another "
 					+ "early bean that needs it?), so every task's write to these tables would be refused. Take "
 					+ "that dependency lazily (ObjectProvider<DataSource>)");
 		}
-		try (Connection connection = this.dataSource.getConnection()) {
+		connections.fenceConnections();
+		try (Connection connection = dataSource.getConnection()) {
 			DatabaseMetaData metaData = connection.getMetaData();
 			FenceDialect dialect = FenceDialect.of(metaData);
 			if (dialect == null) {
-				throw new IllegalStateException("fencing.jdbc.fenced-tables " + this.tables + ": "
-						+ metaData.getDatabaseProductName() + " has no database fence of this starter (PostgreSQL, "
-						+ "MariaDB, MySQL and H2 have); remove the setting, and fence its writes with "
-						+ "FencedJdbcTemplate.guardedUpdate");
+				throw new IllegalStateException("Fenced tables " + tables + ": " + metaData.getDatabaseProductName()
+						+ " has no database fence of this starter (PostgreSQL, "
+						+ "MariaDB, MySQL and H2 have); fence their writes with FencedJdbcTemplate.guardedUpdate "
+						+ "instead");
 			}
-			for (FencedTable table : this.tables) {
-				check(connection, dialect, table);
+			for (Declared table : tables) {
+				check(connection, dialect, table.table(), table.by());
 			}
 		}
 		catch (SQLException ex) {
-			throw new IllegalStateException("Could not check the database fence of fencing.jdbc.fenced-tables "
-					+ this.tables + ": " + ex.getMessage() + " (a table whose name is a reserved word, such as order, "
+			throw new IllegalStateException("Could not check the database fence of tables " + tables + ": "
+					+ ex.getMessage() + " (a table whose name is a reserved word, such as order, "
 					+ "cannot be fenced: rename it)", ex);
 		}
 	}
 
-	private void check(Connection connection, FenceDialect dialect, FencedTable table) throws SQLException {
+	/**
+	 * Every table once; one fence per table, so two token columns for one table fail.
+	 */
+	private List<Declared> collect() {
+		List<Declared> all = new ArrayList<>();
+		this.declared.forEach((table) -> all.add(new Declared(table, PROPERTY)));
+		this.sources.forEach((source) -> all.addAll(source.fencedTables()));
+		Map<String, Declared> tables = new LinkedHashMap<>();
+		for (Declared table : all) {
+			Declared first = tables.putIfAbsent(table.table().qualified().toLowerCase(Locale.ROOT), table);
+			if (first != null && !first.table().tokenColumn().equalsIgnoreCase(table.table().tokenColumn())) {
+				throw new IllegalStateException("Table " + table.table() + " is fenced on token column "
+						+ first.table().tokenColumn() + " (" + first.by() + ") and on " + table.table().tokenColumn()
+						+ " (" + table.by() + "); a table has one fence: use one token column");
+			}
+		}
+		return List.copyOf(tables.values());
+	}
+
+	private void check(Connection connection, FenceDialect dialect, FencedTable table, String by) throws SQLException {
 		Boolean hasColumn = hasTokenColumn(connection, dialect, table);
 		if (hasColumn == null) {
-			throw new IllegalStateException("fencing.jdbc.fenced-tables names table " + table + ", which the "
-					+ "database does not have (in " + where(connection, dialect, table) + "); create it first, or "
-					+ "remove it from the setting");
+			throw new IllegalStateException(by + " names table " + table + ", which the database does not have (in "
+					+ where(connection, dialect, table) + "); create it first"
+					+ (by.equals(PROPERTY) ? ", or remove it from the setting" : ""));
 		}
 		if (!hasColumn) {
-			throw new IllegalStateException("Fenced table " + table + " has no token column " + table.tokenColumn()
-					+ " (fencing.jdbc.token-column); add it: ALTER TABLE " + table + " ADD COLUMN "
-					+ table.tokenColumn() + " BIGINT");
+			throw new IllegalStateException(
+					"Fenced table " + table + " (" + by + ") has no token column " + table.tokenColumn()
+							+ "; add it: ALTER TABLE " + table + " ADD COLUMN " + table.tokenColumn() + " BIGINT");
 		}
 		String unchecked = dialect.uncheckedWrites(connection, table);
 		if (unchecked != null) {
-			throw new IllegalStateException("Fenced table " + table + " (fencing.jdbc.fenced-tables): " + unchecked);
+			throw new IllegalStateException("Fenced table " + table + " (" + by + "): " + unchecked);
 		}
 		if (dialect.hasFence(connection, table)) {
 			return;
@@ -118,8 +169,9 @@ public final class FencedTables implements SmartInitializingSingleton {
 				return;
 			}
 		}
-		throw new IllegalStateException("Fenced table " + table + " (fencing.jdbc.fenced-tables) does not carry the "
-				+ "database fence on its token column " + table.tokenColumn() + ", so writes to it are not checked. "
+		throw new IllegalStateException("Fenced table " + table + " (" + by
+				+ ") does not carry the database fence on its token column " + table.tokenColumn()
+				+ ", so writes to it are not checked. "
 				+ "Create it with fencing.jdbc.initialize-schema=always, or run this DDL (in a migration of yours; "
 				+ "each statement on its own):\n" + ddl(dialect, table));
 	}

@@ -9,12 +9,10 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 import jakarta.persistence.EntityManagerFactory;
-import jakarta.persistence.PersistenceException;
 
 import io.fencing.token.redis.AcceptedTokens;
 import org.hibernate.StatelessSession;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +45,7 @@ public final class FencedEntitiesAcceptedTokens implements AcceptedTokens {
 
 	private OptionalLong newest() {
 		return this.factories.orderedStream()
-			.map(FencedEntitiesAcceptedTokens::hibernate)
+			.map(FencedEntityTables::hibernate)
 			.filter(Objects::nonNull)
 			.map(FencedEntitiesAcceptedTokens::newest)
 			.filter(OptionalLong::isPresent)
@@ -55,23 +53,13 @@ public final class FencedEntitiesAcceptedTokens implements AcceptedTokens {
 			.max();
 	}
 
-	private static @Nullable SessionFactoryImplementor hibernate(EntityManagerFactory factory) {
-		try {
-			return factory.unwrap(SessionFactoryImplementor.class);
-		}
-		catch (PersistenceException ex) {
-			return null; // another provider: no fenced entities
-		}
-	}
-
 	private static OptionalLong newest(SessionFactoryImplementor sessionFactory) {
 		List<String> queries = new ArrayList<>();
-		sessionFactory.getMappingMetamodel().forEachEntityDescriptor((persister) -> {
-			FencedEntity entity = FencedEntity.of(persister);
-			if (entity != null) {
-				queries.add("SELECT MAX(" + entity.column() + ") FROM " + entity.table());
+		for (FencedEntity entity : FencedEntity.of(sessionFactory)) {
+			for (String table : entity.tables()) {
+				queries.add("SELECT MAX(" + entity.column() + ") FROM " + table);
 			}
-		});
+		}
 		if (queries.isEmpty()) {
 			return OptionalLong.empty();
 		}

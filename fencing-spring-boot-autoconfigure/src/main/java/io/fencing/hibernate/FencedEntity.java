@@ -1,181 +1,184 @@
 package io.fencing.hibernate;
 
 import java.lang.reflect.Field;
+import java.lang.reflect.Member;
 import java.lang.reflect.Method;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 import io.fencing.jpa.FencingTokenColumn;
-import org.hibernate.dialect.PostgreSQLDialect;
-import org.hibernate.engine.spi.SharedSessionContractImplementor;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.metamodel.mapping.AttributeMapping;
 import org.hibernate.metamodel.mapping.BasicValuedModelPart;
+import org.hibernate.metamodel.mapping.ManagedMappingType;
 import org.hibernate.persister.entity.EntityPersister;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.StringUtils;
 
 /**
- * An entity type with a {@link FencingTokenColumn @FencingTokenColumn}: where its token
- * lives in the entity's state and in its tables, and how to read the token a row holds.
+ * An entity type with a {@link FencingTokenColumn @FencingTokenColumn}, as the database
+ * fence sees it: every table its writes reach, each fenced on the token column's name.
  *
  * @param entityName the entity's name
- * @param attribute the token attribute
- * @param stateIndex the attribute's position in the entity's state
- * @param table the table of the token column, as Hibernate writes it in SQL
- * @param tableKey the table's name without quotes, in lower case, to compare
- * @param column the token column, as Hibernate writes it in SQL
- * @param tokenQuery the query for the token of one row, by the key of that table
- * @param nullTokenCondition {@code "<column> is null or "} when the column may hold no
- * token, else empty
+ * @param attribute the token attribute, with the embeddables that hold it
+ * ({@code audit.lastToken})
+ * @param table the table of the token column
+ * @param column the token column
+ * @param tables every table the entity's writes reach: its own (a joined subclass's and
+ * its secondary tables too), and those of the collections it writes
  */
-record FencedEntity(String entityName, String attribute, int stateIndex, String table, String tableKey, String column,
-		String tokenQuery, String nullTokenCondition) {
+record FencedEntity(String entityName, String attribute, String table, String column, List<String> tables) {
 
-	private static final ClassValue<Optional<String>> TOKEN_ATTRIBUTES = new ClassValue<>() {
+	private static final Pattern PLAIN = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
-		@Override
-		protected Optional<String> computeValue(Class<?> type) {
-			return Optional.ofNullable(tokenAttribute(type));
-		}
-
-	};
-
-	/**
-	 * The name of the {@code @FencingTokenColumn} attribute of a class, if it has one.
-	 */
-	static @Nullable String tokenAttributeOf(Class<?> entityClass) {
-		return TOKEN_ATTRIBUTES.get(entityClass).orElse(null);
+	/** Every fenced entity type of a session factory. */
+	static List<FencedEntity> of(SessionFactoryImplementor sessionFactory) {
+		List<FencedEntity> entities = new ArrayList<>();
+		sessionFactory.getMappingMetamodel().forEachEntityDescriptor((persister) -> {
+			FencedEntity entity = of(persister);
+			if (entity != null) {
+				entities.add(entity);
+			}
+		});
+		return entities;
 	}
 
 	/**
 	 * Describes a fenced entity type, or returns {@code null} for one without the
-	 * annotation.
-	 * @throws IllegalStateException when the annotated attribute cannot hold a token
+	 * annotation, or an abstract one (its subclasses write its tables).
+	 * @throws IllegalStateException when the annotated attribute cannot hold a token, or
+	 * a table's name is not one the fence takes
 	 */
 	static @Nullable FencedEntity of(EntityPersister persister) {
-		String attributeName = tokenAttributeOf(persister.getMappedClass());
-		if (attributeName == null) {
+		List<String> path = new ArrayList<>();
+		BasicValuedModelPart token = tokenAttribute(persister, path, persister.getEntityName());
+		if (token == null) {
+			if (annotated(persister.getMappedClass())) {
+				throw new IllegalStateException("@FencingTokenColumn in " + persister.getEntityName() + " is on no "
+						+ "persistent attribute Hibernate maps (a @Transient field, or a getter of field access?), so "
+						+ "the entity's table would not be fenced: put it on the field of the token column");
+			}
 			return null;
 		}
-		AttributeMapping attribute = persister.findAttributeMapping(attributeName);
-		if (!(attribute instanceof BasicValuedModelPart column)) {
-			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attributeName
-					+ " must be on a basic attribute (a long or Long column)");
-		}
-		Class<?> type = column.getJdbcMapping().getJavaTypeDescriptor().getJavaTypeClass();
+		String attribute = String.join(".", path);
+		Class<?> type = token.getJdbcMapping().getJavaTypeDescriptor().getJavaTypeClass();
 		if (type != Long.class && type != long.class) {
-			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attributeName
+			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
 					+ " must be on a long or Long attribute, not " + type.getName());
 		}
-		String table = column.getContainingTableExpression();
-		refuseWritesOutsideTheTokenTable(persister, attributeName, table);
-		return new FencedEntity(persister.getEntityName(), attributeName, attribute.getStateArrayPosition(), table,
-				tableKey(table), column.getSelectionExpression(),
-				"SELECT " + column.getSelectionExpression() + " FROM " + table + " WHERE "
-						+ String.join(" AND ",
-								keyColumns(persister, table).stream().map((key) -> key + " = ?").toList()),
-				nullable(column));
-	}
-
-	/**
-	 * Only statements of the token column's table carry the fence: an entity whose writes
-	 * reach other tables (joined subclasses, secondary tables, collections kept in tables
-	 * of their own) could be changed there by a stale owner, so it fails the startup.
-	 */
-	private static void refuseWritesOutsideTheTokenTable(EntityPersister persister, String attribute, String table) {
-		List<String> others = new ArrayList<>();
-		persister.forEachTableDetails((details) -> {
-			if (!tableKey(details.getTableName()).equals(tableKey(table))) {
-				others.add("table " + details.getTableName());
-			}
-		});
-		// Every collection the entity owns, in embeddables too; the inverse side of an
-		// association writes nothing.
-		persister.getFactory().getMappingMetamodel().forEachCollectionDescriptor((collection) -> {
-			if (collection.getOwnerEntityPersister() == persister && !collection.isInverse()) {
-				others.add("collection " + collection.getRole() + " in table " + collection.getTableName());
-			}
-		});
-		if (!others.isEmpty()) {
+		if (token.isFormula()) {
 			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
-					+ " fences the statements of table " + table + " only, but the entity also writes " + others
-					+ ", where a stale owner's writes would not be refused: keep a fenced entity in one table, and its "
-					+ "collections as entities of their own (fenced too where they need it)");
+					+ " must be on a column, not a formula");
 		}
-	}
-
-	/** The fence lets a row without a token be written, as one holding token 0. */
-	private static String nullable(BasicValuedModelPart column) {
-		return column.isNullable() ? column.getSelectionExpression() + " is null or " : "";
-	}
-
-	/** A table's name without quotes, in lower case: how Hibernate writes it may vary. */
-	static String tableKey(String table) {
-		return table.replaceAll("[\"`\\[\\]]", "").toLowerCase(Locale.ROOT);
-	}
-
-	private static List<String> keyColumns(EntityPersister persister, String table) {
-		List<String> keys = new ArrayList<>();
-		persister.forEachTableDetails((details) -> {
-			if (details.getTableName().equals(table)) {
-				details.getKeyDetails().forEachKeyColumn((position, key) -> keys.add(key.getColumnName()));
+		Set<String> tables = new LinkedHashSet<>();
+		if (!persister.isAbstract()) {
+			persister.forEachTableDetails((details) -> tables.add(details.getTableName()));
+		}
+		persister.getFactory().getMappingMetamodel().forEachCollectionDescriptor((collection) -> {
+			// A collection the entity (or a class it extends) writes: its own table, or
+			// the other side's key or order column.
+			boolean writes = !collection.isInverse() || (collection.isOneToMany() && collection.hasIndex());
+			if (writes && persister.isTypeOrSuperType(collection.getOwnerEntityPersister())) {
+				tables.add(collection.getTableName());
 			}
 		});
-		if (keys.isEmpty()) {
-			throw new IllegalStateException("No key columns found for table " + table + " of entity "
-					+ persister.getEntityName() + ", which holds its @FencingTokenColumn");
+		String column = token.getSelectionExpression();
+		for (String name : tables) {
+			plain(persister, attribute, "table", name);
 		}
-		return keys;
+		plain(persister, attribute, "token column", column);
+		return new FencedEntity(persister.getEntityName(), attribute, token.getContainingTableExpression(), column,
+				List.copyOf(tables));
 	}
 
 	/**
-	 * The token the entity's row holds, read on the session's connection, or {@code null}
-	 * when the row does not exist (or holds no token). The latest committed token:
-	 * outside PostgreSQL, a repeatable-read transaction needs a locking read to see past
-	 * its snapshot (the refused statement has locked the row already).
+	 * The fence takes plain names only: a quoted one names another table than the same
+	 * letters unquoted (on H2, or in mixed case on PostgreSQL).
 	 */
-	@Nullable Long tokenInStorage(EntityPersister persister, Object id, SharedSessionContractImplementor session)
-			throws SQLException {
-		Connection connection = session.getJdbcCoordinator().getLogicalConnection().getPhysicalConnection();
-		boolean locking = !(session.getJdbcServices().getDialect() instanceof PostgreSQLDialect)
-				&& connection.getTransactionIsolation() >= Connection.TRANSACTION_REPEATABLE_READ;
-		try (PreparedStatement statement = connection
-			.prepareStatement(locking ? this.tokenQuery + " FOR UPDATE" : this.tokenQuery)) {
-			// The key columns of every table of the entity follow the identifier's order.
-			persister.getIdentifierType().nullSafeSet(statement, id, 1, session);
-			try (ResultSet row = statement.executeQuery()) {
-				if (!row.next()) {
-					return null;
-				}
-				long token = row.getLong(1);
-				return row.wasNull() ? null : token;
-			}
+	private static void plain(EntityPersister persister, String attribute, String what, String name) {
+		if (!PLAIN.matcher(name).matches()) {
+			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
+					+ ": the database fence takes plain names (letters, digits and '_', unquoted), and the entity's "
+					+ what + " is " + name + "; rename it, or turn off hibernate.globally_quoted_identifiers");
 		}
 	}
 
-	private static @Nullable String tokenAttribute(Class<?> type) {
+	/**
+	 * The annotated attribute of {@code type}, looking into its embeddables; {@code path}
+	 * gets the attribute names down to it.
+	 */
+	private static @Nullable BasicValuedModelPart tokenAttribute(ManagedMappingType type, List<String> path,
+			String entityName) {
+		List<BasicValuedModelPart> found = new ArrayList<>();
+		List<String> foundPath = new ArrayList<>();
+		type.forEachAttributeMapping((AttributeMapping attribute) -> {
+			if (attribute.isEmbeddedAttributeMapping()) {
+				List<String> inner = new ArrayList<>(List.of(attribute.getAttributeName()));
+				BasicValuedModelPart token = tokenAttribute(
+						attribute.asEmbeddedAttributeMapping().getEmbeddableTypeDescriptor(), inner, entityName);
+				if (token != null) {
+					found.add(token);
+					foundPath.addAll(inner);
+				}
+			}
+			else if (annotated(attribute)) {
+				if (!(attribute instanceof BasicValuedModelPart basic)) {
+					throw new IllegalStateException("@FencingTokenColumn on " + entityName + "."
+							+ attribute.getAttributeName() + " must be on a basic attribute (a long or Long column)");
+				}
+				found.add(basic);
+				foundPath.add(attribute.getAttributeName());
+			}
+		});
+		if (found.size() > 1) {
+			throw new IllegalStateException(entityName + " has several @FencingTokenColumn attributes; a fenced "
+					+ "entity has one token column");
+		}
+		path.addAll(foundPath);
+		return found.isEmpty() ? null : found.get(0);
+	}
+
+	/** On the attribute's field or its getter, whatever access Hibernate uses. */
+	private static boolean annotated(AttributeMapping attribute) {
+		Member member = attribute.getPropertyAccess().getGetter().getMember();
+		if (member == null) {
+			return false;
+		}
+		String name = attribute.getAttributeName();
+		String getter = "get" + StringUtils.capitalize(name);
+		for (Field field : member.getDeclaringClass().getDeclaredFields()) {
+			if (field.getName().equals(name) && field.isAnnotationPresent(FencingTokenColumn.class)) {
+				return true;
+			}
+		}
+		for (Method method : member.getDeclaringClass().getDeclaredMethods()) {
+			if ((method.getName().equals(getter) || method.equals(member)) && method.getParameterCount() == 0
+					&& method.isAnnotationPresent(FencingTokenColumn.class)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** Whether the class, or a class it extends, has the annotation anywhere. */
+	private static boolean annotated(@Nullable Class<?> type) {
 		for (Class<?> current = type; current != null && current != Object.class; current = current.getSuperclass()) {
 			for (Field field : current.getDeclaredFields()) {
 				if (field.isAnnotationPresent(FencingTokenColumn.class)) {
-					return field.getName();
+					return true;
 				}
 			}
 			for (Method method : current.getDeclaredMethods()) {
 				if (method.isAnnotationPresent(FencingTokenColumn.class)) {
-					String name = method.getName();
-					String property = name.startsWith("get") ? name.substring(3) : name;
-					return StringUtils.uncapitalize(property);
+					return true;
 				}
 			}
 		}
-		return null;
+		return false;
 	}
 
 }

@@ -2,6 +2,9 @@ package io.fencing.hibernate;
 
 import java.sql.SQLException;
 
+import java.util.function.Consumer;
+
+import io.fencing.StaleWriterException;
 import io.fencing.fence.FenceRefusals;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
@@ -14,24 +17,44 @@ import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
 
 /**
- * The application's {@link JpaDialect}, except that a refused write of a fenced entity,
- * or one the database fence of its table refused, is a
- * {@link io.fencing.StaleWriterException}: when a commit flushes it, Hibernate wraps it
- * in a {@code RollbackException}, which Spring's transaction manager would turn into a
- * {@code TransactionSystemException}.
+ * The application's {@link JpaDialect}, except that a write the database fence refused is
+ * a {@link StaleWriterException} (or, without a token, an error that says how to write
+ * one), wherever Spring translates it: a repository's call, or a commit's flush, which
+ * Hibernate wraps in a {@code RollbackException}.
  */
 public final class FencingJpaDialect implements JpaDialect {
 
 	private final JpaDialect application;
 
-	public FencingJpaDialect(JpaDialect application) {
+	private final Consumer<StaleWriterException> refusals;
+
+	/**
+	 * @param refusals told of each stale write the fence refused, once
+	 */
+	public FencingJpaDialect(JpaDialect application, Consumer<StaleWriterException> refusals) {
 		this.application = application;
+		this.refusals = refusals;
 	}
 
 	@Override
 	public @Nullable DataAccessException translateExceptionIfPossible(RuntimeException ex) {
 		DataAccessException refusal = FenceRefusals.translate(ex);
-		return (refusal != null) ? refusal : this.application.translateExceptionIfPossible(ex);
+		if (refusal == null) {
+			return this.application.translateExceptionIfPossible(ex);
+		}
+		if (refusal instanceof StaleWriterException stale && !causes(ex, stale)) {
+			this.refusals.accept(stale); // read from the database's error just now
+		}
+		return refusal;
+	}
+
+	private static boolean causes(Throwable failure, Throwable cause) {
+		for (Throwable current = failure; current != null; current = current.getCause()) {
+			if (current == cause) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	@Override

@@ -1,9 +1,9 @@
 /**
- * How Hibernate writes fenced entities: an interceptor puts the token into inserts and
- * updates, a statement inspector adds the fence to the entity's UPDATE and DELETE, and
- * flush listeners turn a refused row into a {@link io.fencing.StaleWriterException}, all
- * installed through an integrator and the application's Hibernate properties without
- * replacing what the application set there.
+ * Fenced JPA entities on Hibernate: the tables of every
+ * {@link io.fencing.jpa.FencingTokenColumn @FencingTokenColumn} entity carry the database
+ * fence ({@link io.fencing.fence}), which checks whatever statement Hibernate writes;
+ * this package finds those tables, sends a task's pending changes before its token is
+ * unbound, and reports the fence's refusals as Spring's translation would.
  */
 @NullMarked
 package io.fencing.hibernate;

@@ -70,6 +70,8 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	private final List<RunListener> listeners;
 
+	private final List<DeferredWrites> deferredWrites;
+
 	/**
 	 * Runs whose work is asynchronous and has not ended, each with what cancels its work:
 	 * at {@link #close} they are waited for, then ended.
@@ -92,11 +94,14 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * @param acceptedTokens the tokens accepted by the guarded tables, read to repair a
 	 * token counter that Redis lost (without a token source)
 	 * @param listeners told of every run, in this order, after the runner's own log
+	 * @param deferredWrites sent when a body returns, before its token is unbound
 	 */
 	public FencedTaskRunner(FencedLocks locks, @Nullable TokenSource tokenSource,
-			Supplier<List<AcceptedTokens>> acceptedTokens, List<? extends RunListener> listeners) {
+			Supplier<List<AcceptedTokens>> acceptedTokens, List<? extends RunListener> listeners,
+			List<DeferredWrites> deferredWrites) {
 		this.locks = locks;
 		this.tokenSource = tokenSource;
+		this.deferredWrites = List.copyOf(deferredWrites);
 		this.listeners = Stream.concat(Stream.of(new RunLog()), listeners.stream())
 			.map(RunListener.class::cast)
 			.toList();
@@ -107,6 +112,13 @@ public class FencedTaskRunner implements AutoCloseable {
 	private static CustomizableThreadFactory daemon(CustomizableThreadFactory factory) {
 		factory.setDaemon(true);
 		return factory;
+	}
+
+	/** Sends what a body held back, while its token is bound. */
+	void sendDeferredWrites() {
+		for (DeferredWrites writes : this.deferredWrites) {
+			writes.send();
+		}
 	}
 
 	Executor releases() {

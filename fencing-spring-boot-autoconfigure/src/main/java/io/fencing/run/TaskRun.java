@@ -84,7 +84,9 @@ public final class TaskRun {
 	public <T> @Nullable T proceed(Body<T> body) throws Throwable {
 		Binding previous = TokenBindings.bind(this.acquisition);
 		try (RunObserver.BodyScope scope = this.lifecycle.bodyStarting()) {
-			return body.run(this.acquisition.token());
+			T result = body.run(this.acquisition.token());
+			this.runner.sendDeferredWrites();
+			return result;
 		}
 		finally {
 			TokenBindings.restore(previous);

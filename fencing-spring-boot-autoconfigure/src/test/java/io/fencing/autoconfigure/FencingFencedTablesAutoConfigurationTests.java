@@ -1,24 +1,27 @@
 package io.fencing.autoconfigure;
 
+import java.sql.Connection;
+import java.util.List;
 import java.util.UUID;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.fence.FencedConnections;
-import io.fencing.fence.FencedTables;
-import java.util.List;
-
 import io.fencing.fence.FencedTable;
+import io.fencing.fence.FencedTables;
+import org.hibernate.engine.spi.SessionImplementor;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.ConnectionProxy;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,10 +52,24 @@ class FencingFencedTablesAutoConfigurationTests {
 	}
 
 	@Test
-	void withoutFencedTablesTheDataSourceIsTheApplicationsOwn() {
-		this.contextRunner.run((context) -> {
+	void withoutFencedTablesOrHibernateTheDataSourceIsTheApplicationsOwn() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader(SessionImplementor.class)).run((context) -> {
 			assertThat(context).hasNotFailed().doesNotHaveBean(FencedTables.class);
 			assertThat(context.getBean(DataSource.class)).isNotInstanceOf(FencedConnections.class);
+		});
+	}
+
+	@Test
+	void withHibernateButNoFencedTableTheConnectionsAreHandedOutAsTheyAre() throws Exception {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(FencedTables.class).tables()).isEmpty();
+			// Fenced entities may come: the data source is ready to fence, and does not.
+			DataSource dataSource = context.getBean(DataSource.class);
+			assertThat(dataSource).isInstanceOf(FencedConnections.class);
+			try (Connection connection = dataSource.getConnection()) {
+				assertThat(connection).isNotInstanceOf(ConnectionProxy.class);
+			}
 		});
 	}
 

@@ -3,7 +3,10 @@ package io.fencing.jpa;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Table;
 
-/** A fenced entity: its writes carry the token of the task that makes them. */
+/**
+ * A fenced entity: its table carries the database fence, which checks and sets its token
+ * column.
+ */
 @Entity
 @Table(name = "fenced_stock")
 public class FencedStock extends StockRow {

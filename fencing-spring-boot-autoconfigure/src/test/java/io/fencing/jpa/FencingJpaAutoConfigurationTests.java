@@ -1,22 +1,28 @@
 package io.fencing.jpa;
 
 import java.util.Map;
+import java.util.Properties;
 
 import javax.sql.DataSource;
 
-import io.fencing.autoconfigure.FencingJpaAutoConfiguration;
 import io.fencing.allowedentities.Warehouse;
+import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
+import io.fencing.autoconfigure.FencingJpaAutoConfiguration;
 import io.fencing.brokenentities.collection.TaggedStock;
 import io.fencing.brokenentities.embedded.ShelfStock;
 import io.fencing.brokenentities.joined.JoinedStock;
 import io.fencing.brokenentities.text.TextTokenStock;
 import io.fencing.brokenentities.unidirectional.ParentStock;
+import io.fencing.fence.FencedTable;
+import io.fencing.fence.FencedTables;
+import io.fencing.hibernate.EntityManagerWrites;
 import io.fencing.hibernate.FencedEntitiesAcceptedTokens;
-import io.fencing.hibernate.FencingEntityManagerFactoryPostProcessor;
+import io.fencing.hibernate.FencedEntityTables;
 import io.fencing.hibernate.FencingJpaDialect;
+import io.fencing.hibernate.FencingJpaDialectPostProcessor;
+import io.fencing.tableperclass.Goods;
 import io.fencing.testsupport.TestServices;
 import jakarta.persistence.EntityManagerFactory;
-import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.engine.spi.SessionImplementor;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +30,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
 import org.springframework.boot.persistence.autoconfigure.EntityScan;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -31,30 +38,34 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.orm.jpa.AbstractEntityManagerFactoryBean;
 import org.springframework.orm.jpa.JpaTransactionManager;
 import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
+import org.springframework.orm.jpa.hibernate.LocalSessionFactoryBean;
 import org.springframework.orm.jpa.vendor.HibernateJpaVendorAdapter;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * Where the fence is installed (Boot's entity manager factory and an application's own),
- * when it is not (no Hibernate, the fence off), and the fenced entities that fail the
- * startup because a part of their writes could not be fenced.
+ * Which tables of fenced entities must carry the database fence, in every entity manager
+ * factory however it was built, when the starter stays out (no Hibernate, the fence off),
+ * and the entities that fail the startup, each with what to do about it.
  */
 class FencingJpaAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(
-				AutoConfigurations.of(HibernateJpaAutoConfiguration.class, FencingJpaAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(HibernateJpaAutoConfiguration.class,
+				FencingFencedTablesAutoConfiguration.class, FencingJpaAutoConfiguration.class))
 		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.h2()))
 		.withPropertyValues("spring.jpa.hibernate.ddl-auto=create-drop");
 
 	@Test
-	void theFenceIsInstalledInBootsEntityManagerFactoryAndItsTransactionManager() {
+	void bootsEntityManagerFactoryHasItsEntitiesTablesFencedAndTheFencesRefusalsTranslated() {
 		this.contextRunner.withUserConfiguration(StockRepositories.class).run((context) -> {
-			assertThat(context).hasSingleBean(FencingEntityManagerFactoryPostProcessor.class)
-				.hasSingleBean(FencedEntitiesAcceptedTokens.class);
-			assertFenced(context.getBean(EntityManagerFactory.class));
+			assertThat(context).hasSingleBean(FencingJpaDialectPostProcessor.class)
+				.hasSingleBean(FencedEntitiesAcceptedTokens.class)
+				.hasSingleBean(EntityManagerWrites.class);
+			assertThat(fencedTables(context))
+				.contains("fenced_stock.last_token", "versioned_stock.fence_token", "soft_deleted_stock.last_token",
+						"embedded_token_stock.last_token")
+				.doesNotContain("plain_stock.last_token");
 			assertThat(context.getBean(AbstractEntityManagerFactoryBean.class).getJpaDialect())
 				.isInstanceOf(FencingJpaDialect.class);
 			assertThat(context.getBean(JpaTransactionManager.class).getJpaDialect())
@@ -63,94 +74,98 @@ class FencingJpaAutoConfigurationTests {
 	}
 
 	@Test
-	void anEntityManagerFactoryOfTheApplicationsOwnIsFencedToo() {
+	void anEntityManagerFactoryOfTheApplicationsOwnHasItsTablesFencedToo() {
 		this.contextRunner.withUserConfiguration(OwnEntityManagerFactory.class).run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertFenced(context.getBean(EntityManagerFactory.class));
+			// Without Boot's naming strategy, the column is named as the attribute.
+			assertThat(fencedTables(context)).contains("fenced_stock.lastToken");
 			assertThat(context.getBean(AbstractEntityManagerFactoryBean.class).getJpaDialect())
 				.isInstanceOf(FencingJpaDialect.class);
 		});
 	}
 
 	@Test
-	void aFactoryWithFencedEntitiesButWithoutTheFenceFailsTheCheck() {
-		LocalContainerEntityManagerFactoryBean factory = OwnEntityManagerFactory.factory(TestServices.h2());
-		factory.afterPropertiesSet();
-		try {
-			FencingEntityManagerFactoryPostProcessor postProcessor = new FencingEntityManagerFactoryPostProcessor(null);
-			postProcessor.postProcessAfterInitialization(factory, "unfenced");
-			assertThatIllegalStateException().isThrownBy(postProcessor::afterSingletonsInstantiated)
-				.withMessageContaining("Entity manager factory 'unfenced' has fenced entities")
-				.withMessageContaining(FencedStock.class.getName())
-				.withMessageContaining("statement inspector (hibernate.session_factory.statement_inspector)")
-				.withMessageContaining("interceptor (hibernate.session_factory.interceptor)")
-				.withMessageContaining("integrators (hibernate.integrator_provider)");
-		}
-		finally {
-			factory.destroy();
-		}
+	void aFactoryBuiltInABeanMethodOrByALocalSessionFactoryBeanHasItsTablesFencedToo() {
+		this.contextRunner.withUserConfiguration(BuiltByHand.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(fencedTables(context)).contains("fenced_stock.lastToken");
+		});
+		this.contextRunner.withUserConfiguration(SessionFactoryBean.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(fencedTables(context)).contains("fenced_stock.lastToken");
+		});
 	}
 
 	@Test
 	void withoutHibernateNothingIsLoaded() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(SessionImplementor.class))
-			.run((context) -> assertThat(context).doesNotHaveBean(FencingEntityManagerFactoryPostProcessor.class)
-				.doesNotHaveBean(FencedEntitiesAcceptedTokens.class));
+			.run((context) -> assertThat(context).doesNotHaveBean(FencingJpaDialectPostProcessor.class)
+				.doesNotHaveBean(FencedEntityTables.class)
+				.doesNotHaveBean(FencedTables.class));
 	}
 
 	@Test
-	void withTheFenceOffNothingIsLoaded() {
+	void withTheFenceOffNothingIsChecked() {
 		this.contextRunner.withPropertyValues("fencing.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(FencingEntityManagerFactoryPostProcessor.class));
+			.withUserConfiguration(StockRepositories.class)
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(FencingJpaDialectPostProcessor.class)
+				.doesNotHaveBean(FencedTables.class));
 	}
 
 	@Test
 	void aTokenColumnThatCannotHoldATokenFailsTheStartup() {
 		this.contextRunner.withUserConfiguration(TextTokenEntities.class)
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
 				.hasMessageContaining("@FencingTokenColumn on " + TextTokenStock.class.getName() + ".lastToken")
 				.hasMessageContaining("must be on a long or Long attribute, not java.lang.String"));
 	}
 
 	@Test
-	void anEntityWritingTablesBesidesItsTokenTableFailsTheStartup() {
+	void everyTableAnEntityWritesMustCarryTheFenceOrTheStartupSaysWhatToAdd() {
 		this.contextRunner.withUserConfiguration(JoinedEntities.class)
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
-				.hasMessageContaining("@FencingTokenColumn on " + JoinedStock.Reserved.class.getName() + ".lastToken")
-				.hasMessageContaining("fences the statements of table joined_stock only")
-				.hasMessageContaining("table joined_stock$reserved"));
+				.hasMessageContaining("Fenced table reserved_stock (@FencingTokenColumn entity "
+						+ JoinedStock.Reserved.class.getName() + ") has no token column last_token")
+				.hasMessageContaining("ALTER TABLE reserved_stock ADD COLUMN last_token BIGINT"));
 		this.contextRunner.withUserConfiguration(CollectionEntities.class)
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
-				.hasMessageContaining("@FencingTokenColumn on " + TaggedStock.class.getName() + ".lastToken")
-				.hasMessageContaining(
-						"collection " + TaggedStock.class.getName() + ".tags in table tagged_stock_tags"));
+				.hasMessageContaining("Fenced table tagged_stock_tags (@FencingTokenColumn entity "
+						+ TaggedStock.class.getName() + ") has no token column last_token"));
 		this.contextRunner.withUserConfiguration(EmbeddedCollectionEntities.class)
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
-				.hasMessageContaining("@FencingTokenColumn on " + ShelfStock.class.getName() + ".lastToken")
-				.hasMessageContaining(".details.labels in table shelf_stock_labels"));
+				.hasMessageContaining("Fenced table shelf_stock_labels (@FencingTokenColumn entity "
+						+ ShelfStock.class.getName() + ")"));
 		this.contextRunner.withUserConfiguration(UnidirectionalEntities.class)
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
 				.hasMessageContaining("@FencingTokenColumn on " + ParentStock.class.getName() + ".lastToken")
-				.hasMessageContaining(".parts in table parent_stock$part"));
+				.hasMessageContaining("the database fence takes plain names")
+				.hasMessageContaining("parent_stock$part"));
 	}
 
 	@Test
-	void associationsThatWriteOnlyTheirOwnSideAreAllowed() {
-		this.contextRunner.withUserConfiguration(AllowedEntities.class)
-			.run((context) -> assertThat(context).hasNotFailed());
+	void associationsThatWriteOnlyTheirOwnSideAddNoTable() {
+		this.contextRunner.withUserConfiguration(AllowedEntities.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(fencedTables(context)).containsExactly("warehouse.last_token");
+		});
 	}
 
-	private static void assertFenced(EntityManagerFactory factory) {
-		SessionFactoryImplementor sessionFactory = factory.unwrap(SessionFactoryImplementor.class);
-		assertThat(sessionFactory.getSessionFactoryOptions().getStatementInspector().getClass().getName())
-			.isEqualTo("io.fencing.hibernate.FencingStatementInspector");
-		assertThat(sessionFactory.getSessionFactoryOptions().getInterceptor().getClass().getName())
-			.isEqualTo("io.fencing.hibernate.FencingInterceptor");
+	@Test
+	void eachTableOfATablePerClassHierarchyIsFenced() {
+		this.contextRunner.withUserConfiguration(TablePerClassEntities.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(fencedTables(context)).containsExactlyInAnyOrder("fresh_goods.last_token",
+					"frozen_goods.last_token");
+		});
+	}
+
+	private static java.util.List<String> fencedTables(AssertableApplicationContext context) {
+		return context.getBean(FencedTables.class)
+			.tables()
+			.stream()
+			.map((FencedTable table) -> table.qualified() + "." + table.tokenColumn())
+			.toList();
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -189,6 +204,12 @@ class FencingJpaAutoConfigurationTests {
 
 	}
 
+	@Configuration(proxyBeanMethods = false)
+	@EntityScan(basePackageClasses = Goods.class)
+	static class TablePerClassEntities {
+
+	}
+
 	/** An entity manager factory built without Boot's builder. */
 	@Configuration(proxyBeanMethods = false)
 	static class OwnEntityManagerFactory {
@@ -204,6 +225,38 @@ class FencingJpaAutoConfigurationTests {
 			factory.setJpaVendorAdapter(new HibernateJpaVendorAdapter());
 			factory.setPackagesToScan(FencedStock.class.getPackageName());
 			factory.setJpaPropertyMap(Map.of("hibernate.hbm2ddl.auto", "create-drop"));
+			return factory;
+		}
+
+	}
+
+	/**
+	 * One a bean method builds and initialises itself, the Spring container not knowing.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class BuiltByHand {
+
+		@Bean
+		EntityManagerFactory entityManagerFactory(DataSource dataSource) {
+			LocalContainerEntityManagerFactoryBean factory = OwnEntityManagerFactory.factory(dataSource);
+			factory.afterPropertiesSet();
+			return factory.getObject();
+		}
+
+	}
+
+	/** Spring's native Hibernate factory. */
+	@Configuration(proxyBeanMethods = false)
+	static class SessionFactoryBean {
+
+		@Bean
+		LocalSessionFactoryBean entityManagerFactory(DataSource dataSource) {
+			LocalSessionFactoryBean factory = new LocalSessionFactoryBean();
+			factory.setDataSource(dataSource);
+			factory.setPackagesToScan(FencedStock.class.getPackageName());
+			Properties properties = new Properties();
+			properties.put("hibernate.hbm2ddl.auto", "create-drop");
+			factory.setHibernateProperties(properties);
 			return factory;
 		}
 

@@ -23,7 +23,11 @@ class StockRepositories {
 
 	}
 
-	interface ProcedureStocks extends JpaRepository<ProcedureStock, String> {
+	interface SoftDeletedStocks extends JpaRepository<SoftDeletedStock, String> {
+
+	}
+
+	interface EmbeddedTokenStocks extends JpaRepository<EmbeddedTokenStock, String> {
 
 	}
 

@@ -5,6 +5,7 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Inheritance;
 import jakarta.persistence.InheritanceType;
+import jakarta.persistence.Table;
 
 /** A fenced entity whose subclass keeps its columns in a table of its own. */
 @Entity
@@ -17,8 +18,9 @@ public class JoinedStock {
 	@FencingTokenColumn
 	private long lastToken;
 
-	/** Its columns are in another table, which the fence would not cover. */
+	/** Its columns are in another table, which needs a token column of its own. */
 	@Entity
+	@Table(name = "reserved_stock")
 	public static class Reserved extends JoinedStock {
 
 		private int reserved;
