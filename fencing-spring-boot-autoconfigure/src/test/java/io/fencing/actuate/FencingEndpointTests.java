@@ -103,7 +103,8 @@ class FencingEndpointTests {
 
 		RedissonClient redisson = this.context.getBean(RedissonClient.class);
 		RFencedLock other = redisson.getFencedLock(JOB);
-		assertThat(other.tryLockAndGetToken(0, 5, java.util.concurrent.TimeUnit.SECONDS)).isNotNull();
+		// The run's release is sent, not awaited: wait for it to land.
+		assertThat(other.tryLockAndGetToken(5, 5, java.util.concurrent.TimeUnit.SECONDS)).isNotNull();
 		try {
 			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> this.job.write(1));
 		}
