@@ -35,6 +35,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -95,9 +96,13 @@ public final class FencingAutoConfiguration {
 
 	@Bean(name = REDISSON_CLIENT_BEAN_NAME, destroyMethod = "shutdown")
 	@ConditionalOnMissingBean({ RedissonClient.class, FencedLocks.class })
-	Redisson fencingRedissonClient(FencingRedissonConfig fencingRedissonConfig) {
+	Redisson fencingRedissonClient(FencingRedissonConfig fencingRedissonConfig, FencingProperties fencing) {
+		Config config = fencingRedissonConfig.config();
+		// Not fail-fast: Redisson connects at the first command, and again at the next
+		// one after a failed connect, so the application starts without Redis.
+		config.setLazyInitialization(!fencing.getRedis().isFailFast());
 		try {
-			return (Redisson) Redisson.create(fencingRedissonConfig.config());
+			return (Redisson) Redisson.create(config);
 		}
 		catch (IllegalArgumentException ex) {
 			// Redisson's own checks, for example a configuration without servers.

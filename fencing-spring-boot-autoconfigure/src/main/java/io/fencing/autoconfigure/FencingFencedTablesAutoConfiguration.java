@@ -81,7 +81,8 @@ public final class FencingFencedTablesAutoConfiguration {
 		InitializeSchema mode = jdbc.getInitializeSchema();
 		boolean create = mode == InitializeSchema.ALWAYS || (mode == InitializeSchema.EMBEDDED && dataSource != null
 				&& EmbeddedDatabaseConnection.isEmbedded(dataSource));
-		return new FencedTables(tablesDataSource, tables, sources.orderedStream().toList(), create);
+		return new FencedTables(tablesDataSource, tables, sources.orderedStream().toList(),
+				() -> dataSources.orderedStream().toList(), create);
 	}
 
 	/** Tables declared, or fenced JPA entities possible. */

@@ -295,12 +295,29 @@ public class FencingProperties {
 		 */
 		private @Nullable Resource config;
 
+		/**
+		 * Whether the startup fails when the starter's own Redisson client cannot reach
+		 * Redis. Off: the application starts without Redis; its fenced tasks fail with
+		 * LockUnavailableException, and the fencing health component is DOWN, until Redis
+		 * is reachable, and the first run after that works. Ignored when the application
+		 * defines its own RedissonClient bean.
+		 */
+		private boolean failFast;
+
 		public @Nullable Resource getConfig() {
 			return this.config;
 		}
 
 		public void setConfig(@Nullable Resource config) {
 			this.config = config;
+		}
+
+		public boolean isFailFast() {
+			return this.failFast;
+		}
+
+		public void setFailFast(boolean failFast) {
+			this.failFast = failFast;
 		}
 
 	}

@@ -34,7 +34,9 @@ class RedisConnectionFailureAnalyzer extends AbstractFailureAnalyzer<RedisConnec
 						+ "') could not connect to Redis: " + innermost.getMessage(),
 				"@FencedTask needs a reachable Redis for its locks and tokens. Start one (for example "
 						+ "'redis-server'), point spring.data.redis.url (or spring.data.redis.host and "
-						+ "spring.data.redis.port) at yours, or define your own RedissonClient bean.",
+						+ "spring.data.redis.port) at yours, or define your own RedissonClient bean. To start without "
+						+ "it, leave fencing.redis.fail-fast off (the default): fenced tasks then fail until Redis is "
+						+ "reachable.",
 				cause);
 	}
 

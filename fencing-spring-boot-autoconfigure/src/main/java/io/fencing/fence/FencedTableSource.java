@@ -2,6 +2,10 @@ package io.fencing.fence;
 
 import java.util.List;
 
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
 /**
  * Tables a part of the application needs fenced, besides those of
  * {@code fencing.jdbc.fenced-tables}: the tables of the fenced JPA entities. Asked once
@@ -18,8 +22,13 @@ public interface FencedTableSource {
 	 *
 	 * @param table the table and its token column
 	 * @param by what declares it, for example {@code fencing.jdbc.fenced-tables}
+	 * @param dataSource the data source it is written through, when known
 	 */
-	record Declared(FencedTable table, String by) {
+	record Declared(FencedTable table, String by, @Nullable DataSource dataSource) {
+
+		public Declared(FencedTable table, String by) {
+			this(table, by, null);
+		}
 
 		@Override
 		public String toString() {

@@ -48,6 +48,8 @@ public final class FencedTables implements SmartInitializingSingleton {
 
 	private final List<FencedTableSource> sources;
 
+	private final Supplier<List<DataSource>> allDataSources;
+
 	private final boolean create;
 
 	private volatile List<Declared> tables = List.of();
@@ -57,7 +59,7 @@ public final class FencedTables implements SmartInitializingSingleton {
 	 * @param create whether to create a missing fence
 	 */
 	public FencedTables(DataSource dataSource, List<FencedTable> declared, boolean create) {
-		this(() -> dataSource, declared, List.of(), create);
+		this(() -> dataSource, declared, List.of(), List::of, create);
 	}
 
 	/**
@@ -65,13 +67,17 @@ public final class FencedTables implements SmartInitializingSingleton {
 	 * tables to fence (it may throw, saying why there is none)
 	 * @param declared the tables of {@code fencing.jdbc.fenced-tables}
 	 * @param sources the other tables to fence
+	 * @param allDataSources every data source of the application: each one the starter
+	 * hands out fences its connections once there is a fenced table, since a task may
+	 * write the tables through any of them
 	 * @param create whether to create a missing fence
 	 */
 	public FencedTables(Supplier<DataSource> dataSource, List<FencedTable> declared, List<FencedTableSource> sources,
-			boolean create) {
+			Supplier<List<DataSource>> allDataSources, boolean create) {
 		this.dataSource = dataSource;
 		this.declared = List.copyOf(declared);
 		this.sources = List.copyOf(sources);
+		this.allDataSources = allDataSources;
 		this.create = create;
 	}
 
@@ -103,7 +109,21 @@ public final class FencedTables implements SmartInitializingSingleton {
 					+ "early bean that needs it?), so every task's write to these tables would be refused. Take "
 					+ "that dependency lazily (ObjectProvider<DataSource>)");
 		}
+		for (Declared table : tables) {
+			DataSource writtenThrough = table.dataSource();
+			if (writtenThrough != null && writtenThrough != dataSource) {
+				throw new IllegalStateException("Fenced table " + table + " is written through another DataSource ("
+						+ writtenThrough + ") than the one whose tables the starter fences (" + dataSource + ", the "
+						+ "application's only or @Primary one), so its fence would be neither checked nor given the "
+						+ "tasks' tokens: keep fenced entities in the entity manager factory of that DataSource");
+			}
+		}
 		connections.fenceConnections();
+		for (DataSource other : this.allDataSources.get()) {
+			if (other instanceof FencedConnections fenced) {
+				fenced.fenceConnections();
+			}
+		}
 		try (Connection connection = dataSource.getConnection()) {
 			DatabaseMetaData metaData = connection.getMetaData();
 			FenceDialect dialect = FenceDialect.of(metaData);

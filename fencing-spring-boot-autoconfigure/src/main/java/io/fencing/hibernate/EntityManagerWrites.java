@@ -6,39 +6,45 @@ import io.fencing.fence.FenceRefusals;
 import io.fencing.run.DeferredWrites;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.orm.jpa.EntityManagerFactoryInfo;
+import org.springframework.orm.jpa.EntityManagerFactoryUtils;
 import org.springframework.orm.jpa.EntityManagerHolder;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Flushes the entity managers of this thread's transaction when a fenced task's body
- * returns inside a transaction that outlives it, so that its changes reach the database
- * with its token: flushed at the commit, they would carry the token of whatever task is
- * bound then, or none.
+ * starts and ends inside a transaction that outlives it, so that the caller's changes
+ * reach the database with the caller's tokens and the body's with its own: flushed at the
+ * commit, they would carry the tokens of whatever task is bound then, or none.
  */
 public final class EntityManagerWrites implements DeferredWrites {
 
 	@Override
 	public void send() {
-		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-			return;
+		if (!TransactionSynchronizationManager.isActualTransactionActive()
+				|| TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
+			return; // a read-only transaction writes nothing at its commit either
 		}
-		for (Object resource : TransactionSynchronizationManager.getResourceMap().values()) {
-			if (resource instanceof EntityManagerHolder holder) {
-				EntityManager entityManager = holder.getEntityManager();
-				if (entityManager.isJoinedToTransaction()) {
-					flush(entityManager);
-				}
+		TransactionSynchronizationManager.getResourceMap().forEach((key, resource) -> {
+			if (resource instanceof EntityManagerHolder holder && holder.getEntityManager().isJoinedToTransaction()) {
+				flush(key, holder.getEntityManager());
 			}
-		}
+		});
 	}
 
-	private static void flush(EntityManager entityManager) {
+	/** Translated as Spring translates the factory's exceptions. */
+	private static void flush(Object factory, EntityManager entityManager) {
 		try {
 			entityManager.flush();
 		}
 		catch (RuntimeException ex) {
-			DataAccessException refusal = FenceRefusals.translate(ex);
-			throw (refusal != null) ? refusal : ex;
+			DataAccessException translated = (factory instanceof EntityManagerFactoryInfo info
+					&& info.getJpaDialect() != null) ? info.getJpaDialect().translateExceptionIfPossible(ex)
+							: EntityManagerFactoryUtils.convertJpaAccessExceptionIfPossible(ex);
+			if (translated == null) {
+				translated = FenceRefusals.translate(ex);
+			}
+			throw (translated != null) ? translated : ex;
 		}
 	}
 

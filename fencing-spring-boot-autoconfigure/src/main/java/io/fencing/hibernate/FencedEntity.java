@@ -21,15 +21,15 @@ import org.springframework.util.StringUtils;
 
 /**
  * An entity type with a {@link FencingTokenColumn @FencingTokenColumn}, as the database
- * fence sees it: every table its writes reach, each fenced on the token column's name.
+ * fence sees it: the one table it writes, fenced on the token column.
  *
  * @param entityName the entity's name
  * @param attribute the token attribute, with the embeddables that hold it
  * ({@code audit.lastToken})
  * @param table the table of the token column
  * @param column the token column
- * @param tables every table the entity's writes reach: its own (a joined subclass's and
- * its secondary tables too), and those of the collections it writes
+ * @param tables the table it writes, or none for an abstract entity whose subclasses each
+ * have a table of their own
  */
 record FencedEntity(String entityName, String attribute, String table, String column, List<String> tables) {
 
@@ -74,25 +74,58 @@ record FencedEntity(String entityName, String attribute, String table, String co
 			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
 					+ " must be on a column, not a formula");
 		}
-		Set<String> tables = new LinkedHashSet<>();
-		if (!persister.isAbstract()) {
-			persister.forEachTableDetails((details) -> tables.add(details.getTableName()));
+		if (persister.getVersionMapping() != null
+				&& persister.getVersionMapping().getVersionAttribute().getAttributeName().equals(attribute)) {
+			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
+					+ " is also its @Version: the database fence writes the token there, and the version check "
+					+ "would then fail; keep the token and the version in columns of their own");
 		}
+		String table = token.getContainingTableExpression();
+		String column = token.getSelectionExpression();
+		plain(persister, attribute, "token column", column);
+		if (persister.isAbstract()) {
+			// Its concrete subclasses write its table, or one of their own each.
+			return new FencedEntity(persister.getEntityName(), attribute, table, column, List.of());
+		}
+		List<String> own = new ArrayList<>();
+		persister.forEachTableDetails((details) -> own.add(details.getTableName()));
+		if (own.size() == 1) {
+			// A table per class: the subclass's own table holds the inherited column.
+			table = own.get(0);
+		}
+		refuseWritesOutsideTheTokenTable(persister, attribute, table);
+		plain(persister, attribute, "table", table);
+		return new FencedEntity(persister.getEntityName(), attribute, table, column, List.of(table));
+	}
+
+	/**
+	 * The fence compares a write with the token of the row it changes: a write to another
+	 * table of the entity (a joined subclass's, a secondary table, a collection's) would
+	 * be compared with a row that a newer owner's write to the token table left alone, or
+	 * with nothing (an INSERT), so such an entity fails the startup.
+	 */
+	private static void refuseWritesOutsideTheTokenTable(EntityPersister persister, String attribute, String table) {
+		Set<String> others = new LinkedHashSet<>();
+		persister.forEachTableDetails((details) -> {
+			if (!details.getTableName().equalsIgnoreCase(table)) {
+				others.add("table " + details.getTableName());
+			}
+		});
 		persister.getFactory().getMappingMetamodel().forEachCollectionDescriptor((collection) -> {
 			// A collection the entity (or a class it extends) writes: its own table, or
 			// the other side's key or order column.
 			boolean writes = !collection.isInverse() || (collection.isOneToMany() && collection.hasIndex());
 			if (writes && persister.isTypeOrSuperType(collection.getOwnerEntityPersister())) {
-				tables.add(collection.getTableName());
+				others.add("collection " + collection.getRole() + " in table " + collection.getTableName());
 			}
 		});
-		String column = token.getSelectionExpression();
-		for (String name : tables) {
-			plain(persister, attribute, "table", name);
+		if (!others.isEmpty()) {
+			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
+					+ " fences the rows of table " + table + ", but the entity also writes " + others + ", where the "
+					+ "database fence would compare a stale owner's write with a row the newer owner did not change, "
+					+ "or with nothing: keep a fenced entity in one table, and its collections as entities of their "
+					+ "own (fenced too where they need it)");
 		}
-		plain(persister, attribute, "token column", column);
-		return new FencedEntity(persister.getEntityName(), attribute, token.getContainingTableExpression(), column,
-				List.copyOf(tables));
 	}
 
 	/**

@@ -1,13 +1,19 @@
 package io.fencing.hibernate;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+
+import javax.sql.DataSource;
 
 import io.fencing.fence.FencedTable;
 import io.fencing.fence.FencedTableSource;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceException;
+import org.hibernate.engine.jdbc.connections.spi.ConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.jspecify.annotations.Nullable;
 
@@ -34,19 +40,57 @@ public final class FencedEntityTables implements FencedTableSource {
 			.map(FencedEntityTables::hibernate)
 			.filter(Objects::nonNull)
 			.distinct()
-			.flatMap((sessionFactory) -> FencedEntity.of(sessionFactory).stream())
-			.forEach((entity) -> {
-				String by = "@FencingTokenColumn entity " + entity.entityName();
-				for (String table : entity.tables()) {
-					try {
-						tables.add(new Declared(FencedTable.of(table, entity.column()), by));
-					}
-					catch (IllegalArgumentException ex) {
-						throw new IllegalStateException(by + ": " + ex.getMessage(), ex);
-					}
+			.forEach((sessionFactory) -> tables.addAll(fencedTables(sessionFactory)));
+		return tables;
+	}
+
+	private static List<Declared> fencedTables(SessionFactoryImplementor sessionFactory) {
+		List<Declared> tables = new ArrayList<>();
+		Map<String, String> fencedBy = new HashMap<>();
+		DataSource dataSource = dataSourceOf(sessionFactory);
+		for (FencedEntity entity : FencedEntity.of(sessionFactory)) {
+			String by = "@FencingTokenColumn entity " + entity.entityName();
+			for (String table : entity.tables()) {
+				try {
+					tables.add(new Declared(FencedTable.of(table, entity.column()), by, dataSource));
+				}
+				catch (IllegalArgumentException ex) {
+					throw new IllegalStateException(by + ": " + ex.getMessage(), ex);
+				}
+				fencedBy.put(table.toLowerCase(Locale.ROOT), entity.entityName());
+			}
+		}
+		// The fence refuses every write without a token to the table: an entity without
+		// the annotation would find its writes refused.
+		sessionFactory.getMappingMetamodel().forEachEntityDescriptor((persister) -> {
+			if (FencedEntity.of(persister) != null || persister.isAbstract()) {
+				return;
+			}
+			persister.forEachTableDetails((details) -> {
+				String fenced = fencedBy.get(details.getTableName().toLowerCase(Locale.ROOT));
+				if (fenced != null) {
+					throw new IllegalStateException("Entity " + persister.getEntityName() + " writes table "
+							+ details.getTableName() + ", which the database fence guards for @FencingTokenColumn "
+							+ "entity " + fenced + ", and has no token of its own, so its writes would need a task "
+							+ "of the fenced entity's lock: put @FencingTokenColumn on the class that maps the "
+							+ "table's rows for every entity of it (the root of a single-table hierarchy), or give "
+							+ "it a table of its own");
 				}
 			});
+		});
 		return tables;
+	}
+
+	/** The data source the factory takes its connections from, when it has one. */
+	private static @Nullable DataSource dataSourceOf(SessionFactoryImplementor sessionFactory) {
+		try {
+			return sessionFactory.getServiceRegistry()
+				.requireService(ConnectionProvider.class)
+				.unwrap(DataSource.class);
+		}
+		catch (RuntimeException ex) {
+			return null; // connections of its own: checked by their refusals only
+		}
 	}
 
 	static @Nullable SessionFactoryImplementor hibernate(EntityManagerFactory factory) {

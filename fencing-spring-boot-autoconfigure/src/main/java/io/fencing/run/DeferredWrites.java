@@ -1,10 +1,10 @@
 package io.fencing.run;
 
 /**
- * Writes a run's body made that a library holds back to send later (an entity manager's
- * pending changes in a transaction that outlives the run), sent when the body returns,
- * while its token is still bound: sent later, they would carry another run's token, or
- * none.
+ * Writes that a library holds back to send later (an entity manager's pending changes in
+ * a transaction that outlives a run): sent when a run's body starts, with the caller's
+ * tokens, and when it returns or throws, with the run's, so that each carries the token
+ * of the code that made it; sent later, they would carry another run's token, or none.
  */
 @FunctionalInterface
 public interface DeferredWrites {

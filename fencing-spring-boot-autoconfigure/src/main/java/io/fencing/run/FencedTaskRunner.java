@@ -94,7 +94,7 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * @param acceptedTokens the tokens accepted by the guarded tables, read to repair a
 	 * token counter that Redis lost (without a token source)
 	 * @param listeners told of every run, in this order, after the runner's own log
-	 * @param deferredWrites sent when a body returns, before its token is unbound
+	 * @param deferredWrites sent when a body starts and when it ends
 	 */
 	public FencedTaskRunner(FencedLocks locks, @Nullable TokenSource tokenSource,
 			Supplier<List<AcceptedTokens>> acceptedTokens, List<? extends RunListener> listeners,
@@ -114,7 +114,7 @@ public class FencedTaskRunner implements AutoCloseable {
 		return factory;
 	}
 
-	/** Sends what a body held back, while its token is bound. */
+	/** Sends what was held back, with the tokens bound now. */
 	void sendDeferredWrites() {
 		for (DeferredWrites writes : this.deferredWrites) {
 			writes.send();

@@ -82,9 +82,24 @@ public final class TaskRun {
 	 * @return the binding's result
 	 */
 	public <T> @Nullable T proceed(Body<T> body) throws Throwable {
+		// What the caller held back goes with the caller's tokens, what the body held
+		// back with this run's, whether it returns or throws.
+		this.runner.sendDeferredWrites();
 		Binding previous = TokenBindings.bind(this.acquisition);
-		try (RunObserver.BodyScope scope = this.lifecycle.bodyStarting()) {
-			T result = body.run(this.acquisition.token());
+		try {
+			T result;
+			try (RunObserver.BodyScope scope = this.lifecycle.bodyStarting()) {
+				result = body.run(this.acquisition.token());
+			}
+			catch (Throwable ex) {
+				try {
+					this.runner.sendDeferredWrites();
+				}
+				catch (RuntimeException | Error sending) {
+					ex.addSuppressed(sending);
+				}
+				throw ex;
+			}
 			this.runner.sendDeferredWrites();
 			return result;
 		}

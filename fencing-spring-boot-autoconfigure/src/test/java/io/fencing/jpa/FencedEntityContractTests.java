@@ -40,6 +40,7 @@ import io.fencing.testsupport.CounterLoss;
 import io.fencing.testsupport.Latches;
 import io.fencing.testsupport.SuffixedTables;
 import io.fencing.testsupport.TestServices;
+import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
 import org.hibernate.StatelessSession;
@@ -58,11 +59,13 @@ import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfigu
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationListener;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -463,6 +466,90 @@ abstract class FencedEntityContractTests {
 			assertThat(softly.findById("S-1")).isEmpty();
 			assertThat(row(context, "soft_deleted_stock", "S-1")).containsEntry("quantity", 10)
 				.containsEntry("last_token", refused.b());
+		});
+	}
+
+	@Test
+	void aNestedTaskOfAnotherLockThatWritesNothingLeavesTheOuterTasksChangeToItsToken() {
+		this.contextRunner.run((context) -> {
+			FencedStocks stocks = context.getBean(FencedStocks.class);
+			inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
+			AtomicLong outerToken = new AtomicLong();
+			tasks.run(this.lock, (outer) -> transaction.executeWithoutResult((status) -> {
+				outerToken.set(outer.value());
+				stocks.findById("A-1").orElseThrow().setQuantity(7);
+				tasks.run(this.lock + "-mail", (inner) -> {
+					// sends a mail: writes nothing of the fenced rows
+				});
+			}));
+			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 7)
+				.containsEntry("last_token", outerToken.get());
+		});
+	}
+
+	@Test
+	void aFailedStaleTasksChangeIsNeverWrittenWithTheTokenOfALaterTask() {
+		this.contextRunner.run((context) -> {
+			FencedStocks stocks = context.getBean(FencedStocks.class);
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
+			inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
+			AtomicLong newer = new AtomicLong();
+			// The transaction is doomed: the next task's first flush fails, or the
+			// commit.
+			assertThatExceptionOfType(RuntimeException.class)
+				.isThrownBy(() -> transaction.executeWithoutResult((status) -> {
+					try {
+						tasks.task(this.lock).leaseTime(Duration.ofSeconds(1)).onBusy(OnBusy.FAIL).run((a) -> {
+							FencedStock stock = stocks.findById("A-1").orElseThrow();
+							// A pauses past its lease; B, the lock's newer owner, writes
+							// the row.
+							CompletableFuture.runAsync(() -> newer
+								.set(inTask(context, (b) -> stocks.findById("A-1").orElseThrow().setQuantity(8))
+									.value()))
+								.join();
+							stock.setQuantity(5);
+							throw new IllegalStateException("A's next call fails");
+						});
+					}
+					catch (IllegalStateException ex) {
+						assertThat(ex.getSuppressed()).singleElement().isInstanceOf(StaleWriterException.class);
+						// the job logs it and goes on with its next step
+					}
+					tasks.run(this.lock + "-report", (token) -> {
+					});
+				}));
+			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 8)
+				.containsEntry("last_token", newer.get());
+		});
+	}
+
+	@Test
+	void aTaskInsideAReadOnlyTransactionHasNothingFlushed() {
+		this.contextRunner.run((context) -> {
+			FencedStocks stocks = context.getBean(FencedStocks.class);
+			inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
+			TransactionTemplate readOnly = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+			readOnly.setReadOnly(true);
+			readOnly.executeWithoutResult((status) -> context.getBean(FencedTasks.class)
+				.run(this.lock, (token) -> stocks.findById("A-1").orElseThrow().setQuantity(3)));
+			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 10);
+		});
+	}
+
+	@Test
+	void whatTheFlushAtATasksEndRaisesIsTranslatedAsSpringWould() {
+		this.contextRunner.run((context) -> {
+			FencedStocks stocks = context.getBean(FencedStocks.class);
+			inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
+			TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
+			assertThatExceptionOfType(DataIntegrityViolationException.class)
+				.isThrownBy(() -> transaction.executeWithoutResult((status) -> context.getBean(FencedTasks.class)
+					.run(this.lock,
+							(token) -> context.getBean(EntityManager.class).persist(new FencedStock("A-1", 1)))));
+			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 10);
 		});
 	}
 

@@ -1,5 +1,6 @@
 package io.fencing.jpa;
 
+import java.sql.Connection;
 import java.util.Map;
 import java.util.Properties;
 
@@ -11,8 +12,10 @@ import io.fencing.autoconfigure.FencingJpaAutoConfiguration;
 import io.fencing.brokenentities.collection.TaggedStock;
 import io.fencing.brokenentities.embedded.ShelfStock;
 import io.fencing.brokenentities.joined.JoinedStock;
+import io.fencing.brokenentities.single.Shelved;
 import io.fencing.brokenentities.text.TextTokenStock;
 import io.fencing.brokenentities.unidirectional.ParentStock;
+import io.fencing.brokenentities.versioned.VersionTokenStock;
 import io.fencing.fence.FencedTable;
 import io.fencing.fence.FencedTables;
 import io.fencing.hibernate.EntityManagerWrites;
@@ -26,6 +29,7 @@ import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.engine.spi.SessionImplementor;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
 import org.springframework.boot.persistence.autoconfigure.EntityScan;
@@ -34,6 +38,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.ConnectionProxy;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.orm.jpa.AbstractEntityManagerFactoryBean;
 import org.springframework.orm.jpa.JpaTransactionManager;
@@ -122,25 +127,69 @@ class FencingJpaAutoConfigurationTests {
 	}
 
 	@Test
-	void everyTableAnEntityWritesMustCarryTheFenceOrTheStartupSaysWhatToAdd() {
+	void anEntityWritingTablesBesidesItsTokenTableFailsTheStartup() {
 		this.contextRunner.withUserConfiguration(JoinedEntities.class)
 			.run((context) -> assertThat(context).getFailure()
-				.hasMessageContaining("Fenced table reserved_stock (@FencingTokenColumn entity "
-						+ JoinedStock.Reserved.class.getName() + ") has no token column last_token")
-				.hasMessageContaining("ALTER TABLE reserved_stock ADD COLUMN last_token BIGINT"));
+				.hasMessageContaining("@FencingTokenColumn on " + JoinedStock.Reserved.class.getName() + ".lastToken")
+				.hasMessageContaining("fences the rows of table joined_stock, but the entity also writes "
+						+ "[table reserved_stock]"));
 		this.contextRunner.withUserConfiguration(CollectionEntities.class)
 			.run((context) -> assertThat(context).getFailure()
-				.hasMessageContaining("Fenced table tagged_stock_tags (@FencingTokenColumn entity "
-						+ TaggedStock.class.getName() + ") has no token column last_token"));
+				.hasMessageContaining("@FencingTokenColumn on " + TaggedStock.class.getName() + ".lastToken")
+				.hasMessageContaining(
+						"collection " + TaggedStock.class.getName() + ".tags in table tagged_stock_tags"));
 		this.contextRunner.withUserConfiguration(EmbeddedCollectionEntities.class)
 			.run((context) -> assertThat(context).getFailure()
-				.hasMessageContaining("Fenced table shelf_stock_labels (@FencingTokenColumn entity "
-						+ ShelfStock.class.getName() + ")"));
+				.hasMessageContaining("@FencingTokenColumn on " + ShelfStock.class.getName() + ".lastToken")
+				.hasMessageContaining(".details.labels in table shelf_stock_labels"));
 		this.contextRunner.withUserConfiguration(UnidirectionalEntities.class)
 			.run((context) -> assertThat(context).getFailure()
 				.hasMessageContaining("@FencingTokenColumn on " + ParentStock.class.getName() + ".lastToken")
-				.hasMessageContaining("the database fence takes plain names")
-				.hasMessageContaining("parent_stock$part"));
+				.hasMessageContaining(".parts in table parent_stock$part"));
+	}
+
+	@Test
+	void anEntityWithoutTheAnnotationInAFencedTableFailsTheStartup() {
+		this.contextRunner.withUserConfiguration(SingleTableEntities.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("writes table shelved, which the database fence guards")
+				.hasMessageContaining("@FencingTokenColumn entity " + Shelved.Perishable.class.getName()));
+	}
+
+	@Test
+	void aTokenThatIsAlsoTheVersionFailsTheStartup() {
+		this.contextRunner.withUserConfiguration(VersionTokenEntities.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("@FencingTokenColumn on " + VersionTokenStock.class.getName() + ".lastToken")
+				.hasMessageContaining("is also its @Version"));
+	}
+
+	@Test
+	void fencedEntitiesOfAFactoryOnAnotherDataSourceFailTheStartup() {
+		this.contextRunner
+			.withBean("dataSource", DataSource.class, () -> new DelegatingDataSource(TestServices.h2()),
+					(definition) -> definition.setPrimary(true))
+			.withAllowBeanDefinitionOverriding(true)
+			.withUserConfiguration(SecondFactory.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("is written through another DataSource")
+				.hasMessageContaining("the application's only or @Primary one"));
+	}
+
+	@Test
+	void everyDataSourceFencesItsConnectionsOnceThereIsAFencedTable() {
+		this.contextRunner
+			.withBean("dataSource", DataSource.class, () -> new DelegatingDataSource(TestServices.h2()),
+					(definition) -> definition.setPrimary(true))
+			.withAllowBeanDefinitionOverriding(true)
+			.withBean("batchDataSource", DataSource.class, () -> new DelegatingDataSource(TestServices.h2()))
+			.withUserConfiguration(StockRepositories.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				try (Connection connection = context.getBean("batchDataSource", DataSource.class).getConnection()) {
+					assertThat(connection).isInstanceOf(ConnectionProxy.class);
+				}
+			});
 	}
 
 	@Test
@@ -207,6 +256,40 @@ class FencingJpaAutoConfigurationTests {
 	@Configuration(proxyBeanMethods = false)
 	@EntityScan(basePackageClasses = Goods.class)
 	static class TablePerClassEntities {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EntityScan(basePackageClasses = Shelved.class)
+	static class SingleTableEntities {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EntityScan(basePackageClasses = VersionTokenStock.class)
+	static class VersionTokenEntities {
+
+	}
+
+	/**
+	 * Boot's factory on the primary DataSource, and one of the application's on another.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@EntityScan(basePackageClasses = PlainStock.class)
+	static class SecondFactory {
+
+		@Bean
+		DataSource shardDataSource() {
+			return new DelegatingDataSource(TestServices.h2());
+		}
+
+		@Bean
+		LocalContainerEntityManagerFactoryBean shardEntityManagerFactory(
+				@Qualifier("shardDataSource") DataSource shardDataSource) {
+			LocalContainerEntityManagerFactoryBean factory = OwnEntityManagerFactory.factory(shardDataSource);
+			factory.setPersistenceUnitName("shard");
+			return factory;
+		}
 
 	}
 

@@ -15,6 +15,8 @@ import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
 import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.autoconfigure.FencingHealthContributorAutoConfiguration;
+import io.fencing.health.FencingHealthIndicator;
 import io.fencing.lock.FencedLocks;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
@@ -32,6 +34,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -90,6 +93,42 @@ class RedisFaultTests {
 				.until(() -> jobs.run(ran::incrementAndGet) != null);
 			assertThat(ran).hasValue(2);
 		});
+	}
+
+	@Test
+	void theApplicationStartsWithRedisDownAndItsTasksRunOnceRedisIsUp() {
+		RedisServer redis = start();
+		redis.stop();
+		this.contextRunner.withConfiguration(AutoConfigurations.of(FencingHealthContributorAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.url=" + redis.url())
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Jobs jobs = context.getBean(Jobs.class);
+				AtomicInteger ran = new AtomicInteger();
+				assertThatExceptionOfType(LockUnavailableException.class)
+					.isThrownBy(() -> jobs.run(ran::incrementAndGet))
+					.withMessageContaining("lock '" + this.lock + "'")
+					.withMessageContaining("the task did not run");
+				assertThat(ran).hasValue(0);
+				FencingHealthIndicator health = context.getBean(FencingHealthIndicator.class);
+				assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+				redis.startAgain();
+				await().atMost(Duration.ofSeconds(60))
+					.ignoreExceptionsInstanceOf(LockUnavailableException.class)
+					.until(() -> jobs.run(ran::incrementAndGet) != null);
+				assertThat(ran).hasValue(1);
+				assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+			});
+	}
+
+	@Test
+	void withFailFastTheStartupFailsWhileRedisIsDown() {
+		RedisServer redis = start();
+		redis.stop();
+		this.contextRunner.withPropertyValues("spring.data.redis.url=" + redis.url(), "fencing.redis.fail-fast=true")
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("Unable to connect to Redis server")
+				.hasStackTraceContaining(String.valueOf(redis.port())));
 	}
 
 	@Test
