@@ -40,6 +40,7 @@ import org.redisson.api.redisnode.RedisClusterMaster;
 import org.redisson.api.redisnode.RedisNode;
 import org.redisson.api.redisnode.RedisNodeAsync;
 import org.redisson.api.redisnode.RedisNodes;
+import org.redisson.client.RedisException;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.command.NoSyncedSlavesException;
 import org.redisson.config.Config;
@@ -261,14 +262,23 @@ public class RedissonFencedLocks implements FencedLocks {
 	public List<String> pingMasters(Duration timeout) {
 		Map<String, CompletableFuture<Boolean>> pings = new LinkedHashMap<>();
 		Config config = this.redisson.getConfig();
-		if (config.isClusterConfig()) {
-			for (RedisClusterMaster master : this.redisson.getRedisNodes(RedisNodes.CLUSTER).getMasters()) {
-				ping(master, timeout, pings);
+		try {
+			if (config.isClusterConfig()) {
+				for (RedisClusterMaster master : this.redisson.getRedisNodes(RedisNodes.CLUSTER).getMasters()) {
+					ping(master, timeout, pings);
+				}
+			}
+			else {
+				ping(config.isSentinelConfig()
+						? this.redisson.getRedisNodes(RedisNodes.SENTINEL_MASTER_SLAVE).getMaster()
+						: this.redisson.getRedisNodes(RedisNodes.MASTER_SLAVE).getMaster(), timeout, pings);
 			}
 		}
-		else {
-			ping(config.isSentinelConfig() ? this.redisson.getRedisNodes(RedisNodes.SENTINEL_MASTER_SLAVE).getMaster()
-					: this.redisson.getRedisNodes(RedisNodes.MASTER_SLAVE).getMaster(), timeout, pings);
+		catch (RedisException ex) {
+			// A client that connects at its first command, to a Redis that is not up.
+			throw new IllegalStateException(
+					"Redis at " + this.redisDescription + ": no connection to its master (" + ex.getMessage() + ")",
+					ex);
 		}
 		List<String> silent = new ArrayList<>();
 		pings.forEach((address, answered) -> {
