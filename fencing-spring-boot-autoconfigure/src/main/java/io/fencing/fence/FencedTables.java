@@ -54,6 +54,9 @@ public final class FencedTables implements SmartInitializingSingleton {
 
 	private volatile List<Declared> tables = List.of();
 
+	/** Every declaration, a table declared twice too (by two factories, say). */
+	private List<Declared> declaredBySources = List.of();
+
 	/**
 	 * @param declared the tables of {@code fencing.jdbc.fenced-tables}
 	 * @param create whether to create a missing fence
@@ -109,9 +112,9 @@ public final class FencedTables implements SmartInitializingSingleton {
 					+ "early bean that needs it?), so every task's write to these tables would be refused. Take "
 					+ "that dependency lazily (ObjectProvider<DataSource>)");
 		}
-		for (Declared table : tables) {
+		for (Declared table : this.declaredBySources) {
 			DataSource writtenThrough = table.dataSource();
-			if (writtenThrough != null && writtenThrough != dataSource) {
+			if (writtenThrough != null && fencedBehind(writtenThrough) != dataSource) {
 				throw new IllegalStateException("Fenced table " + table + " is written through another DataSource ("
 						+ writtenThrough + ") than the one whose tables the starter fences (" + dataSource + ", the "
 						+ "application's only or @Primary one), so its fence would be neither checked nor given the "
@@ -145,12 +148,26 @@ public final class FencedTables implements SmartInitializingSingleton {
 	}
 
 	/**
+	 * The data source a wrapper (a lazy connection proxy, say) hands out connections of.
+	 */
+	private static DataSource fencedBehind(DataSource dataSource) {
+		try {
+			return dataSource.isWrapperFor(FencedConnections.class)
+					? (DataSource) dataSource.unwrap(FencedConnections.class) : dataSource;
+		}
+		catch (SQLException | RuntimeException ex) {
+			return dataSource;
+		}
+	}
+
+	/**
 	 * Every table once; one fence per table, so two token columns for one table fail.
 	 */
 	private List<Declared> collect() {
 		List<Declared> all = new ArrayList<>();
 		this.declared.forEach((table) -> all.add(new Declared(table, PROPERTY)));
 		this.sources.forEach((source) -> all.addAll(source.fencedTables()));
+		this.declaredBySources = all;
 		Map<String, Declared> tables = new LinkedHashMap<>();
 		for (Declared table : all) {
 			Declared first = tables.putIfAbsent(table.table().qualified().toLowerCase(Locale.ROOT), table);

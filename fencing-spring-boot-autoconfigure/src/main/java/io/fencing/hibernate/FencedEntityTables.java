@@ -48,7 +48,14 @@ public final class FencedEntityTables implements FencedTableSource {
 		List<Declared> tables = new ArrayList<>();
 		Map<String, String> fencedBy = new HashMap<>();
 		DataSource dataSource = dataSourceOf(sessionFactory);
-		for (FencedEntity entity : FencedEntity.of(sessionFactory)) {
+		List<FencedEntity> entities = FencedEntity.of(sessionFactory);
+		if (dataSource == null && !entities.isEmpty()) {
+			throw new IllegalStateException("Fenced entities "
+					+ entities.stream().map(FencedEntity::entityName).toList()
+					+ " are in an entity manager factory that opens connections of its own (no DataSource), which "
+					+ "would neither carry the tasks' tokens nor be checked: build it on the application's DataSource");
+		}
+		for (FencedEntity entity : entities) {
 			String by = "@FencingTokenColumn entity " + entity.entityName();
 			for (String table : entity.tables()) {
 				try {
@@ -77,6 +84,16 @@ public final class FencedEntityTables implements FencedTableSource {
 							+ "it a table of its own");
 				}
 			});
+		});
+		sessionFactory.getMappingMetamodel().forEachCollectionDescriptor((collection) -> {
+			String fenced = fencedBy.get(collection.getTableName().toLowerCase(Locale.ROOT));
+			boolean writes = !collection.isInverse() || (collection.isOneToMany() && collection.hasIndex());
+			if (fenced != null && writes && FencedEntity.of(collection.getOwnerEntityPersister()) == null) {
+				throw new IllegalStateException("Collection " + collection.getRole() + " writes table "
+						+ collection.getTableName() + ", which the database fence guards for @FencingTokenColumn "
+						+ "entity " + fenced + ", from an entity without a token of its own, so its writes would "
+						+ "need a task of the fenced entity's lock: map it from the fenced side (mappedBy)");
+			}
 		});
 		return tables;
 	}

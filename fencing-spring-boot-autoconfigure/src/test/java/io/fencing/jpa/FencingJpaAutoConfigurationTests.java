@@ -12,6 +12,7 @@ import io.fencing.autoconfigure.FencingJpaAutoConfiguration;
 import io.fencing.brokenentities.collection.TaggedStock;
 import io.fencing.brokenentities.embedded.ShelfStock;
 import io.fencing.brokenentities.joined.JoinedStock;
+import io.fencing.brokenentities.owner.Owner;
 import io.fencing.brokenentities.single.Shelved;
 import io.fencing.brokenentities.text.TextTokenStock;
 import io.fencing.brokenentities.unidirectional.ParentStock;
@@ -38,8 +39,10 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.datasource.ConnectionProxy;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
 import org.springframework.orm.jpa.AbstractEntityManagerFactoryBean;
 import org.springframework.orm.jpa.JpaTransactionManager;
 import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
@@ -177,6 +180,22 @@ class FencingJpaAutoConfigurationTests {
 	}
 
 	@Test
+	void aFactoryOnALazyProxyOfTheDataSourceBeanStarts() {
+		this.contextRunner.withUserConfiguration(LazyProxyFactory.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(fencedTables(context)).contains("fenced_stock.lastToken");
+		});
+	}
+
+	@Test
+	void anUnannotatedEntitysCollectionWritingAFencedTableFailsTheStartup() {
+		this.contextRunner.withUserConfiguration(OwnerEntities.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("Collection " + Owner.class.getName() + ".children writes table owner_child")
+				.hasMessageContaining("map it from the fenced side"));
+	}
+
+	@Test
 	void everyDataSourceFencesItsConnectionsOnceThereIsAFencedTable() {
 		this.contextRunner
 			.withBean("dataSource", DataSource.class, () -> new DelegatingDataSource(TestServices.h2()),
@@ -272,15 +291,20 @@ class FencingJpaAutoConfigurationTests {
 	}
 
 	/**
-	 * Boot's factory on the primary DataSource, and one of the application's on another.
+	 * Two factories of the same entities, one on the primary DataSource, one on another.
 	 */
 	@Configuration(proxyBeanMethods = false)
-	@EntityScan(basePackageClasses = PlainStock.class)
 	static class SecondFactory {
 
 		@Bean
 		DataSource shardDataSource() {
 			return new DelegatingDataSource(TestServices.h2());
+		}
+
+		@Bean
+		@Primary
+		LocalContainerEntityManagerFactoryBean entityManagerFactory(@Qualifier("dataSource") DataSource dataSource) {
+			return OwnEntityManagerFactory.factory(dataSource);
 		}
 
 		@Bean
@@ -290,6 +314,23 @@ class FencingJpaAutoConfigurationTests {
 			factory.setPersistenceUnitName("shard");
 			return factory;
 		}
+
+	}
+
+	/** A factory on a lazy connection proxy of the DataSource bean. */
+	@Configuration(proxyBeanMethods = false)
+	static class LazyProxyFactory {
+
+		@Bean
+		LocalContainerEntityManagerFactoryBean entityManagerFactory(DataSource dataSource) {
+			return OwnEntityManagerFactory.factory(new LazyConnectionDataSourceProxy(dataSource));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EntityScan(basePackageClasses = Owner.class)
+	static class OwnerEntities {
 
 	}
 
