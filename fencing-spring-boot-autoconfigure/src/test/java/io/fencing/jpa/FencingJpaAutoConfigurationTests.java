@@ -3,6 +3,7 @@ package io.fencing.jpa;
 import java.sql.Connection;
 import java.util.Map;
 import java.util.Properties;
+import java.util.UUID;
 
 import javax.sql.DataSource;
 
@@ -180,6 +181,14 @@ class FencingJpaAutoConfigurationTests {
 	}
 
 	@Test
+	void fencedEntitiesOfAFactoryWithConnectionsOfItsOwnFailTheStartup() {
+		this.contextRunner.withUserConfiguration(OwnConnectionsFactory.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("opens connections of its own (no DataSource)")
+				.hasMessageContaining(FencedStock.class.getName()));
+	}
+
+	@Test
 	void aFactoryOnALazyProxyOfTheDataSourceBeanStarts() {
 		this.contextRunner.withUserConfiguration(LazyProxyFactory.class).run((context) -> {
 			assertThat(context).hasNotFailed();
@@ -312,6 +321,22 @@ class FencingJpaAutoConfigurationTests {
 				@Qualifier("shardDataSource") DataSource shardDataSource) {
 			LocalContainerEntityManagerFactoryBean factory = OwnEntityManagerFactory.factory(shardDataSource);
 			factory.setPersistenceUnitName("shard");
+			return factory;
+		}
+
+	}
+
+	/** A factory that opens its connections itself, from a JDBC URL. */
+	@Configuration(proxyBeanMethods = false)
+	static class OwnConnectionsFactory {
+
+		@Bean
+		LocalContainerEntityManagerFactoryBean entityManagerFactory() {
+			LocalContainerEntityManagerFactoryBean factory = new LocalContainerEntityManagerFactoryBean();
+			factory.setJpaVendorAdapter(new HibernateJpaVendorAdapter());
+			factory.setPackagesToScan(FencedStock.class.getPackageName());
+			factory.setJpaPropertyMap(Map.of("jakarta.persistence.jdbc.url",
+					"jdbc:h2:mem:own-connections-" + UUID.randomUUID(), "hibernate.hbm2ddl.auto", "create-drop"));
 			return factory;
 		}
 
