@@ -54,9 +54,6 @@ public final class FencedTables implements SmartInitializingSingleton {
 
 	private volatile List<Declared> tables = List.of();
 
-	/** Every declaration, a table declared twice too (by two factories, say). */
-	private List<Declared> declaredBySources = List.of();
-
 	/**
 	 * @param declared the tables of {@code fencing.jdbc.fenced-tables}
 	 * @param create whether to create a missing fence
@@ -99,7 +96,11 @@ public final class FencedTables implements SmartInitializingSingleton {
 	 * column or its fence, and what to run
 	 */
 	public void check() {
-		List<Declared> tables = collect();
+		// Every declaration, a table declared twice too (by two factories, say).
+		List<Declared> declarations = new ArrayList<>();
+		this.declared.forEach((table) -> declarations.add(new Declared(table, PROPERTY)));
+		this.sources.forEach((source) -> declarations.addAll(source.fencedTables()));
+		List<Declared> tables = eachTableOnce(declarations);
 		this.tables = tables;
 		if (tables.isEmpty()) {
 			return;
@@ -112,7 +113,7 @@ public final class FencedTables implements SmartInitializingSingleton {
 					+ "early bean that needs it?), so every task's write to these tables would be refused. Take "
 					+ "that dependency lazily (ObjectProvider<DataSource>)");
 		}
-		for (Declared table : this.declaredBySources) {
+		for (Declared table : declarations) {
 			DataSource writtenThrough = table.dataSource();
 			if (writtenThrough != null && fencedBehind(writtenThrough) != dataSource) {
 				throw new IllegalStateException("Fenced table " + table + " is written through another DataSource ("
@@ -163,13 +164,9 @@ public final class FencedTables implements SmartInitializingSingleton {
 	/**
 	 * Every table once; one fence per table, so two token columns for one table fail.
 	 */
-	private List<Declared> collect() {
-		List<Declared> all = new ArrayList<>();
-		this.declared.forEach((table) -> all.add(new Declared(table, PROPERTY)));
-		this.sources.forEach((source) -> all.addAll(source.fencedTables()));
-		this.declaredBySources = all;
+	private static List<Declared> eachTableOnce(List<Declared> declarations) {
 		Map<String, Declared> tables = new LinkedHashMap<>();
-		for (Declared table : all) {
+		for (Declared table : declarations) {
 			Declared first = tables.putIfAbsent(table.table().qualified().toLowerCase(Locale.ROOT), table);
 			if (first != null && !first.table().tokenColumn().equalsIgnoreCase(table.table().tokenColumn())) {
 				throw new IllegalStateException("Table " + table.table() + " is fenced on token column "

@@ -14,6 +14,7 @@ import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.metamodel.mapping.AttributeMapping;
 import org.hibernate.metamodel.mapping.BasicValuedModelPart;
 import org.hibernate.metamodel.mapping.ManagedMappingType;
+import org.hibernate.persister.collection.CollectionPersister;
 import org.hibernate.persister.entity.EntityPersister;
 import org.jspecify.annotations.Nullable;
 
@@ -24,14 +25,11 @@ import org.springframework.util.StringUtils;
  * fence sees it: the one table it writes, fenced on the token column.
  *
  * @param entityName the entity's name
- * @param attribute the token attribute, with the embeddables that hold it
- * ({@code audit.lastToken})
- * @param table the table of the token column
  * @param column the token column
  * @param tables the table it writes, or none for an abstract entity whose subclasses each
  * have a table of their own
  */
-record FencedEntity(String entityName, String attribute, String table, String column, List<String> tables) {
+record FencedEntity(String entityName, String column, List<String> tables) {
 
 	private static final Pattern PLAIN = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
@@ -85,7 +83,7 @@ record FencedEntity(String entityName, String attribute, String table, String co
 		plain(persister, attribute, "token column", column);
 		if (persister.isAbstract()) {
 			// Its concrete subclasses write its table, or one of their own each.
-			return new FencedEntity(persister.getEntityName(), attribute, table, column, List.of());
+			return new FencedEntity(persister.getEntityName(), column, List.of());
 		}
 		List<String> own = new ArrayList<>();
 		persister.forEachTableDetails((details) -> own.add(details.getTableName()));
@@ -95,7 +93,7 @@ record FencedEntity(String entityName, String attribute, String table, String co
 		}
 		refuseWritesOutsideTheTokenTable(persister, attribute, table);
 		plain(persister, attribute, "table", table);
-		return new FencedEntity(persister.getEntityName(), attribute, table, column, List.of(table));
+		return new FencedEntity(persister.getEntityName(), column, List.of(table));
 	}
 
 	/**
@@ -112,10 +110,7 @@ record FencedEntity(String entityName, String attribute, String table, String co
 			}
 		});
 		persister.getFactory().getMappingMetamodel().forEachCollectionDescriptor((collection) -> {
-			// A collection the entity (or a class it extends) writes: its own table, or
-			// the other side's key or order column.
-			boolean writes = !collection.isInverse() || (collection.isOneToMany() && collection.hasIndex());
-			if (writes && persister.isTypeOrSuperType(collection.getOwnerEntityPersister())) {
+			if (writesItsTable(collection) && persister.isTypeOrSuperType(collection.getOwnerEntityPersister())) {
 				others.add("collection " + collection.getRole() + " in table " + collection.getTableName());
 			}
 		});
@@ -126,6 +121,15 @@ record FencedEntity(String entityName, String attribute, String table, String co
 					+ "or with nothing: keep a fenced entity in one table, and its collections as entities of their "
 					+ "own (fenced too where they need it)");
 		}
+	}
+
+	/**
+	 * Whether the collection's owner writes the collection's table: its own table, or the
+	 * other side's key or order column; the inverse side of an association writes
+	 * nothing.
+	 */
+	static boolean writesItsTable(CollectionPersister collection) {
+		return !collection.isInverse() || (collection.isOneToMany() && collection.hasIndex());
 	}
 
 	/**

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
@@ -69,8 +71,9 @@ public final class FencedEntityTables implements FencedTableSource {
 		}
 		// The fence refuses every write without a token to the table: an entity without
 		// the annotation would find its writes refused.
+		Set<String> fencedEntities = entities.stream().map(FencedEntity::entityName).collect(Collectors.toSet());
 		sessionFactory.getMappingMetamodel().forEachEntityDescriptor((persister) -> {
-			if (FencedEntity.of(persister) != null || persister.isAbstract()) {
+			if (fencedEntities.contains(persister.getEntityName()) || persister.isAbstract()) {
 				return;
 			}
 			persister.forEachTableDetails((details) -> {
@@ -87,8 +90,8 @@ public final class FencedEntityTables implements FencedTableSource {
 		});
 		sessionFactory.getMappingMetamodel().forEachCollectionDescriptor((collection) -> {
 			String fenced = fencedBy.get(collection.getTableName().toLowerCase(Locale.ROOT));
-			boolean writes = !collection.isInverse() || (collection.isOneToMany() && collection.hasIndex());
-			if (fenced != null && writes && FencedEntity.of(collection.getOwnerEntityPersister()) == null) {
+			if (fenced != null && FencedEntity.writesItsTable(collection)
+					&& !fencedEntities.contains(collection.getOwnerEntityPersister().getEntityName())) {
 				throw new IllegalStateException("Collection " + collection.getRole() + " writes table "
 						+ collection.getTableName() + ", which the database fence guards for @FencingTokenColumn "
 						+ "entity " + fenced + ", from an entity without a token of its own, so its writes would "
