@@ -37,7 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The timeline page at {@code /} in a real browser: Debian's headless Chromium, driven by
  * Selenium through its chromedriver. The sample replays the timeline on startup and its
- * job runs every 300 ms. The picture in the README is the screenshot this test saves.
+ * job runs every 300 ms. The picture in docs/sample-app.md is the screenshot this test
+ * saves.
  */
 @SpringBootTest(classes = { SampleApplication.class, IsolatedRedisConfiguration.class },
 		webEnvironment = WebEnvironment.RANDOM_PORT,
