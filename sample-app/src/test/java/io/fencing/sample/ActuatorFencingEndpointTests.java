@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * What the README's walkthrough shows after a replay, over real HTTP:
+ * What docs/sample-app.md shows after a replay, over real HTTP:
  * {@code /actuator/fencing/stock-sync} with the settings of each method and their
  * sources, A's refused write with both tokens and its lost lease, and the refusal counted
  * in {@code /actuator/metrics}.

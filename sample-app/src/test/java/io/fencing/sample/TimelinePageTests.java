@@ -37,7 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The timeline page at {@code /} in a real browser: Debian's headless Chromium, driven by
  * Selenium through its chromedriver. The sample replays the timeline on startup and its
- * job runs every 300 ms. The picture in the README is the screenshot this test saves.
+ * job runs every 300 ms. The picture in docs/sample-app.md is the screenshot this test
+ * saves.
  */
 @SpringBootTest(classes = { SampleApplication.class, IsolatedRedisConfiguration.class },
 		webEnvironment = WebEnvironment.RANDOM_PORT,
@@ -138,6 +139,36 @@ class TimelinePageTests {
 	}
 
 	@Test
+	void atADesktopWindowSizeBothOutcomesAreAboveTheFold() {
+		browser.manage().window().setSize(new Dimension(1280, 900));
+		try {
+			browser.get(page());
+			assertThat(replayNumber(browser)).isPositive();
+			long fold = (Long) browser.executeScript("return window.innerHeight");
+			assertThat(fold).as("the height the window shows").isPositive().isLessThanOrEqualTo(900);
+			for (String kind : List.of("fenced", "unfenced")) {
+				Number bottom = (Number) browser.executeScript("return document.querySelector('#timeline .result."
+						+ kind + "').getBoundingClientRect().bottom");
+				assertThat(bottom.doubleValue()).as("the bottom of the %s box, unscrolled", kind)
+					.isLessThanOrEqualTo(fold);
+			}
+		}
+		finally {
+			browser.manage().window().setSize(new Dimension(1000, 1200));
+		}
+	}
+
+	@Test
+	void theReplaysRowsAreExplained() {
+		browser.get(page());
+		assertThat(browser.findElement(By.cssSelector("#timeline .result.fenced")).getText()).contains("R-1");
+		assertThat(browser.findElement(By.cssSelector("#timeline .result.unfenced")).getText()).contains("R-2");
+		assertThat(browser.findElement(By.id("stock-rows-explained")).getText())
+			.contains("R-1 and R-2 are the replay's rows")
+			.contains("A-1, B-2 and C-3");
+	}
+
+	@Test
 	void withoutJavaScriptThePageShowsTheLastReplay() {
 		ChromeDriver noScript = Chromium.start(false);
 		try {
@@ -151,6 +182,11 @@ class TimelinePageTests {
 				.isFalse();
 			assertThat(noScript.findElement(By.tagName("body")).getText())
 				.contains("The Replay button needs JavaScript");
+			// The address the page was asked for, not the default port.
+			noScript.get("http://127.0.0.1:" + this.port + "/");
+			assertThat(noScript.findElement(By.tagName("noscript")).getDomProperty("textContent"))
+				.contains("curl -X POST http://127.0.0.1:" + this.port + "/replay")
+				.doesNotContain("localhost:8080");
 		}
 		finally {
 			noScript.quit();

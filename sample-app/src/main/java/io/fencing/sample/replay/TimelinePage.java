@@ -5,6 +5,7 @@ import io.fencing.sample.StockRepository;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
 
 /**
  * The page at {@code /}: the last replay drawn as a timeline, server-rendered so that it
@@ -30,6 +31,9 @@ class TimelinePage {
 			model.addAttribute("drawing", TimelineDrawing.of(last));
 		});
 		model.addAttribute("stock", this.stock.findAll());
+		// For the text without JavaScript: this page's own address, not a default one.
+		model.addAttribute("replayUrl",
+				ServletUriComponentsBuilder.fromCurrentContextPath().path("/replay").toUriString());
 		return "timeline";
 	}
 
