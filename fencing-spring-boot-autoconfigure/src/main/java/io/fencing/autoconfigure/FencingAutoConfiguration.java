@@ -13,7 +13,6 @@ import io.fencing.activity.TaskActivities;
 import io.fencing.aop.FencedTaskAdvisor;
 import io.fencing.aop.FencedTaskBeanValidator;
 import io.fencing.aop.FencedTaskInterceptor;
-import io.fencing.autoconfigure.FencingProperties.TokenSourceType;
 import io.fencing.event.FencingEventCounters;
 import io.fencing.event.FencingEventPublisher;
 import io.fencing.event.RunEvents;
@@ -117,11 +116,8 @@ public final class FencingAutoConfiguration {
 			ObjectProvider<FencingRedissonConfig> fencingRedissonConfig, FencingProperties fencing,
 			ObjectProvider<DataSource> dataSources) {
 		FencingRedissonConfig own = fencingRedissonConfig.getIfAvailable();
-		TokenSourceType tokenSource = fencing.getTokenSource();
-		boolean tokensInRedis = (tokenSource != null) ? tokenSource == TokenSourceType.REDIS
-				: dataSources.getIfUnique() == null;
 		return new RedissonFencedLocks(redisson, (own != null) ? own.location() : "the application's RedissonClient",
-				tokensInRedis);
+				!fencing.takesTokensFromDatabase(dataSources.getIfUnique() != null));
 	}
 
 	@Bean

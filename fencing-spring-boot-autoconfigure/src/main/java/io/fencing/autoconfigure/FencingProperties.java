@@ -125,6 +125,15 @@ public class FencingProperties {
 		this.tokenSource = tokenSource;
 	}
 
+	/**
+	 * Whether each token comes from the database rather than from the locks: set so, or
+	 * unset with a single {@code DataSource}.
+	 * @param singleDataSource whether the application has a single {@code DataSource}
+	 */
+	public boolean takesTokensFromDatabase(boolean singleDataSource) {
+		return (this.tokenSource != null) ? this.tokenSource == TokenSourceType.DATABASE : singleDataSource;
+	}
+
 	public Jdbc getJdbc() {
 		return this.jdbc;
 	}

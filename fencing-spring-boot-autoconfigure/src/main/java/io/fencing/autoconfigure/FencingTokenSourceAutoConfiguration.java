@@ -2,7 +2,7 @@ package io.fencing.autoconfigure;
 
 import javax.sql.DataSource;
 
-import io.fencing.lock.redisson.RedissonFencedLocks;
+import io.fencing.lock.FencedLocks;
 import io.fencing.token.JdbcTokenSource;
 import io.fencing.token.TokenSource;
 
@@ -23,13 +23,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * Auto-configuration of the token source in the database ({@code fencing.token-source},
  * database by default with a single {@link DataSource}): its sequence, created as Boot's
  * own schema initialisers create theirs ({@code fencing.jdbc.initialize-schema}), and
- * checked at startup. Only for the starter's Redis locks: a test kit's or an
- * application's own {@code FencedLocks} issue their own tokens.
+ * checked at startup. Used by fenced locks that issue no tokens of their own: the
+ * starter's Redis locks and the test kit's in-JVM ones, in database mode.
  */
 @AutoConfiguration(after = FencingAutoConfiguration.class,
 		afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnClass({ JdbcTemplate.class, DataSourceScriptDatabaseInitializer.class })
-@ConditionalOnBean(RedissonFencedLocks.class)
+@ConditionalOnBean(FencedLocks.class)
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnProperty(name = "fencing.token-source", havingValue = "database", matchIfMissing = true)
 public final class FencingTokenSourceAutoConfiguration {

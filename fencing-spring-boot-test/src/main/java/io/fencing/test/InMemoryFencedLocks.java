@@ -19,15 +19,19 @@ import org.springframework.util.Assert;
 
 /**
  * Fenced locks in the JVM, for tests without Redis, with the semantics of the Redis ones:
- * each lock name has a token counter that only grows (the first token is 1), a lock held
- * by one owner is busy for every other (on any thread; an acquisition is never
- * re-entered), {@code waitTime} waits for it, a fixed lease ends by itself and the lock
- * is then free for the next owner, and a release never frees a newer owner's lock.
+ * tokens come from where the application takes them (with a database token source, its
+ * sequence, so that a test against a real database never writes a token that database did
+ * not issue; otherwise a counter per lock name, in the JVM, that only grows and whose
+ * first token is 1), a lock held by one owner is busy for every other (on any thread; an
+ * acquisition is never re-entered), {@code waitTime} waits for it, a fixed lease ends by
+ * itself and the lock is then free for the next owner, and a release never frees a newer
+ * owner's lock.
  * <p>
  * A test can also make things happen that Redis does to a running task:
  * {@link #expire(String)} ends the current owner's lease, {@link #pauseNextOwner} runs a
  * newer owner while the next one is paused past its lease, and {@link #loseEverything()}
- * loses every lock and token counter, as a Redis restart without persistence does.
+ * loses every lock (and token counter of its own), as a Redis restart without persistence
+ * does.
  */
 public class InMemoryFencedLocks implements FencedLocks {
 
@@ -45,9 +49,39 @@ public class InMemoryFencedLocks implements FencedLocks {
 
 	private final AtomicLong owners = new AtomicLong();
 
+	private final boolean issuesTokens;
+
+	/**
+	 * In-JVM locks that issue their own tokens, from a counter per lock name, as the
+	 * Redis ones do with {@code fencing.token-source=redis}.
+	 */
+	public InMemoryFencedLocks() {
+		this(true);
+	}
+
+	/**
+	 * @param issuesTokens whether the locks issue their own tokens; {@code false}: the
+	 * runner takes each token from the application's token source (the database's
+	 * sequence), as it does for the Redis locks with
+	 * {@code fencing.token-source=database}
+	 */
+	public InMemoryFencedLocks(boolean issuesTokens) {
+		this.issuesTokens = issuesTokens;
+	}
+
 	@Override
 	public String description() {
 		return "in-JVM fenced locks (fencing-spring-boot-test)";
+	}
+
+	@Override
+	public boolean issuesTokens() {
+		return this.issuesTokens;
+	}
+
+	@Override
+	public String tokenOrigin() {
+		return "the test kit's counter per lock name, in the JVM";
 	}
 
 	/** Nothing to reach: no server. */
@@ -73,7 +107,10 @@ public class InMemoryFencedLocks implements FencedLocks {
 					// The lease begins now, after any wait, as it does in Redis.
 					lock.owner = this.owners.incrementAndGet();
 					lock.leaseEndNanos = (leaseTime != null) ? now + leaseTime.toNanos() : RENEWED;
-					FencingToken token = new FencingToken(lockName, ++lock.counter);
+					// Without tokens of its own, the runner sets the token before
+					// anything
+					// sees it.
+					FencingToken token = new FencingToken(lockName, this.issuesTokens ? ++lock.counter : 0);
 					return new InMemoryHeldLock(lock.owner, token, leaseTime, now);
 				}
 				long waitLeft = deadline - now;
@@ -91,6 +128,10 @@ public class InMemoryFencedLocks implements FencedLocks {
 	 */
 	@Override
 	public void beforeBody(HeldLock held) {
+		LockState state = state(held);
+		synchronized (state) {
+			state.lastRunToken = Math.max(state.lastRunToken, held.token().value());
+		}
 		Runnable newerOwner = this.pausedOwners.remove(held.token().lockName());
 		if (newerOwner == null) {
 			return;
@@ -262,8 +303,10 @@ public class InMemoryFencedLocks implements FencedLocks {
 	}
 
 	/**
-	 * The last token issued for {@code lockName}, {@code 0} when none was (or since
-	 * {@link #loseEverything()}).
+	 * The newest token of {@code lockName}: the last one its counter issued, or, when the
+	 * tokens come from the application's token source, the newest one a run of the lock
+	 * started its body with; {@code 0} when none (or, for a counter of its own, none
+	 * since {@link #loseEverything()}).
 	 */
 	public long lastToken(String lockName) {
 		LockState lock = this.locks.get(lockName);
@@ -271,14 +314,15 @@ public class InMemoryFencedLocks implements FencedLocks {
 			return 0;
 		}
 		synchronized (lock) {
-			return lock.counter;
+			return this.issuesTokens ? lock.counter : lock.lastRunToken;
 		}
 	}
 
 	/**
-	 * Loses every lock and token counter, as a Redis restart without persistence does:
-	 * counters start again at 1, and the starter raises each above the tokens the guarded
-	 * tables hold at its next acquisition.
+	 * Loses every lock and token counter, as a Redis restart without persistence does.
+	 * Counters of its own start again at 1, and the starter raises each above the tokens
+	 * the guarded tables hold at its next acquisition; tokens from the application's
+	 * token source go on rising, as the database keeps them.
 	 */
 	public void loseEverything() {
 		this.locks.values().forEach((lock) -> {
@@ -315,6 +359,9 @@ public class InMemoryFencedLocks implements FencedLocks {
 		private long leaseEndNanos;
 
 		private long counter;
+
+		/** The newest token a run started its body with. */
+		private long lastRunToken;
 
 		private boolean counterChecked;
 

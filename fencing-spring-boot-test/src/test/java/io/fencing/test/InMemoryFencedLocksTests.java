@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -21,8 +22,10 @@ import io.fencing.activity.TaskActivities;
 import io.fencing.activity.TaskActivity;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.run.RunOutcome;
+import io.fencing.token.JdbcTokenSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
@@ -49,10 +52,39 @@ class InMemoryFencedLocksTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(InMemoryFencingAutoConfiguration.class, AopAutoConfiguration.class,
 				DataRedisAutoConfiguration.class, DataSourceAutoConfiguration.class, FencingAutoConfiguration.class,
-				FencingJdbcAutoConfiguration.class))
+				FencingJdbcAutoConfiguration.class, FencingTokenSourceAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1",
-				"spring.datasource.url=jdbc:h2:mem:in-memory-fencing;DB_CLOSE_DELAY=-1")
+				"spring.datasource.url=jdbc:h2:mem:in-memory-fencing;DB_CLOSE_DELAY=-1",
+				// The in-JVM locks' own counters, which these tests are about.
+				"fencing.token-source=redis")
 		.withUserConfiguration(StockJobConfiguration.class);
+
+	/**
+	 * With the database token source (the default with a DataSource) the tokens come from
+	 * the database's sequence, as for Redis locks: they rise across lock names.
+	 */
+	@Test
+	void withTheDatabaseTokenSourceTheTokensComeFromTheDatabasesSequence() {
+		this.contextRunner
+			.withPropertyValues("fencing.token-source=database",
+					"spring.datasource.url=jdbc:h2:mem:in-memory-fencing-sequence-" + UUID.randomUUID())
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				FencedTasks tasks = context.getBean(FencedTasks.class);
+				List<Long> tokens = new ArrayList<>();
+				for (String lock : List.of("a", "a", "b", "a")) {
+					tasks.run(lock, (token) -> tokens.add(token.value()));
+				}
+				long first = tokens.get(0);
+				assertThat(tokens).containsExactly(first, first + 1, first + 2, first + 3);
+				// The sequence's next value follows them.
+				assertThat(new JdbcTokenSource(context.getBean(DataSource.class)).next("other").value())
+					.isEqualTo(first + 4);
+				InMemoryFencedLocks locks = context.getBean(InMemoryFencedLocks.class);
+				assertThat(locks.lastToken("a")).isEqualTo(first + 3);
+				assertThat(locks.lastToken("b")).isEqualTo(first + 2);
+			});
+	}
 
 	@Test
 	void noRedisIsNeededAndTokensGrowPerLockName() {

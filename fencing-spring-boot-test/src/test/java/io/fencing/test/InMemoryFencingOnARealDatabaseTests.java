@@ -1,0 +1,122 @@
+package io.fencing.test;
+
+import java.util.UUID;
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
+
+import io.fencing.FencedTask;
+import io.fencing.FencingToken;
+import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.run.FencedTaskRunner;
+import io.fencing.testsupport.TestServices;
+import io.fencing.token.JdbcTokenSource;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.stereotype.Component;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The test kit against a real database that the application's own runs also write, as a
+ * test against a shared development database does: the kit takes its tokens from that
+ * database's sequence, as the application does, so its writes are accepted after the
+ * application's, the application's next run is accepted after the kit's, and no token
+ * counter is "repaired" (the warning that blamed Redis).
+ */
+class InMemoryFencingOnARealDatabaseTests {
+
+	private final String table = "kit_stock_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+
+	private final String lock = "kit-" + UUID.randomUUID();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withUserConfiguration(KitTestConfiguration.class)
+		.withPropertyValues("fencing.jdbc.initialize-schema=always", "kit.table=" + this.table,
+				"kit.lock=" + this.lock);
+
+	@ParameterizedTest
+	@ValueSource(strings = { "postgres", "mariadb" })
+	void theKitsTokensComeFromTheDatabaseAndNeverRefuseTheApplicationsNextRun(String database) {
+		DataSource dataSource = dataSource(database);
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		jdbc.execute("CREATE TABLE " + this.table
+				+ " (sku VARCHAR(16) PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
+		try {
+			jdbc.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 0)");
+			// Not the shared pool itself: the context closes its DataSource.
+			this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource)).run((context) -> {
+				assertThat(context).hasNotFailed();
+				// The application's own run, on another instance: a token of the
+				// database's.
+				JdbcTokenSource applicationTokens = new JdbcTokenSource(dataSource);
+				FencingToken applications = applicationTokens.next(this.lock);
+				FencedJdbcTemplate fenced = context.getBean(FencedJdbcTemplate.class);
+				fenced.guardedUpdate(applications, "UPDATE " + this.table + " SET quantity = ? WHERE sku = 'A-1'", 3);
+
+				context.getBean(StockJob.class).write(5);
+				long kits = context.getBean(InMemoryFencedLocks.class).lastToken(this.lock);
+				assertThat(kits).isGreaterThan(applications.value());
+				assertThat(row(jdbc)).isEqualTo(new Row(5, kits));
+
+				FencingToken applicationsNext = applicationTokens.next(this.lock);
+				assertThat(applicationsNext.value()).isGreaterThan(kits);
+				assertThat(fenced.guardedUpdate(applicationsNext,
+						"UPDATE " + this.table + " SET quantity = ? WHERE sku = 'A-1'", 8))
+					.isOne();
+				assertThat(row(jdbc)).isEqualTo(new Row(8, applicationsNext.value()));
+				assertThat(context.getBean(FencedTaskRunner.class).counterRepairs().count()).isZero();
+			});
+		}
+		finally {
+			jdbc.execute("DROP TABLE " + this.table);
+		}
+	}
+
+	private Row row(JdbcTemplate jdbc) {
+		return jdbc.queryForObject("SELECT quantity, last_token FROM " + this.table + " WHERE sku = 'A-1'",
+				(rs, rowNum) -> new Row(rs.getInt(1), rs.getLong(2)));
+	}
+
+	private static DataSource dataSource(String database) {
+		Supplier<DataSource> source = "postgres".equals(database) ? TestServices::postgres : TestServices::mariadb;
+		return source.get();
+	}
+
+	record Row(int quantity, long lastToken) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@AutoConfigureInMemoryFencing
+	@Import(StockJob.class)
+	static class KitTestConfiguration {
+
+	}
+
+	@Component
+	static class StockJob {
+
+		private final FencedJdbcTemplate jdbc;
+
+		private final String table;
+
+		StockJob(FencedJdbcTemplate jdbc, @Value("${kit.table}") String table) {
+			this.jdbc = jdbc;
+			this.table = table;
+		}
+
+		@FencedTask("${kit.lock}")
+		public void write(int quantity) {
+			this.jdbc.guardedUpdate("UPDATE " + this.table + " SET quantity = ? WHERE sku = 'A-1'", quantity);
+		}
+
+	}
+
+}
