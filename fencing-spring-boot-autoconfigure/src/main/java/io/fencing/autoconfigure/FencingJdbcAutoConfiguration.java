@@ -1,8 +1,11 @@
 package io.fencing.autoconfigure;
 
+import java.time.Duration;
+
 import javax.sql.DataSource;
 
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.operation.ExpiredOperations;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -12,7 +15,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.JdbcProperties;
+import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
+import org.springframework.boot.sql.autoconfigure.init.OnDatabaseInitializationCondition;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
@@ -73,6 +79,31 @@ public final class FencingJdbcAutoConfiguration {
 			return template;
 		}
 
+		/**
+		 * The starter's schema (the token sequence, the operations table), created as
+		 * Boot's own schema initialisers create theirs, whatever the token source.
+		 */
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnClass(DataSourceScriptDatabaseInitializer.class)
+		@Conditional(OnFencingDatabaseInitializationCondition.class)
+		FencingSchemaInitializer fencingSchemaInitializer(DataSource dataSource, FencingProperties properties) {
+			return new FencingSchemaInitializer(dataSource, properties.getJdbc().getInitializeSchema());
+		}
+
+		/** Removes the operations older than {@code fencing.operations.retention}. */
+		@Bean
+		@ConditionalOnMissingBean
+		ExpiredOperations fencingExpiredOperations(DataSource dataSource, FencingProperties fencing) {
+			Duration retention = fencing.getOperations().getRetention();
+			if (retention == null || retention.isNegative() || retention.isZero()) {
+				throw new IllegalStateException(
+						"fencing.operations.retention must be positive, was " + retention + ": set how long the id "
+								+ "of an applied operation is kept, for example fencing.operations.retention=3d");
+			}
+			return new ExpiredOperations(dataSource, retention);
+		}
+
 		private static void applyTemplateSettings(JdbcTemplate template, JdbcProperties.Template settings) {
 			template.setFetchSize(settings.getFetchSize());
 			template.setMaxRows(settings.getMaxRows());
@@ -83,6 +114,14 @@ public final class FencingJdbcAutoConfiguration {
 			template.setSkipResultsProcessing(settings.isSkipResultsProcessing());
 			template.setSkipUndeclaredResults(settings.isSkipUndeclaredResults());
 			template.setResultsMapCaseInsensitive(settings.isResultsMapCaseInsensitive());
+		}
+
+	}
+
+	static class OnFencingDatabaseInitializationCondition extends OnDatabaseInitializationCondition {
+
+		OnFencingDatabaseInitializationCondition() {
+			super("Fencing", "fencing.jdbc.initialize-schema");
 		}
 
 	}

@@ -73,6 +73,8 @@ public class FencingProperties {
 
 	private final Redis redis = new Redis();
 
+	private final Operations operations = new Operations();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -140,6 +142,10 @@ public class FencingProperties {
 
 	public Redis getRedis() {
 		return this.redis;
+	}
+
+	public Operations getOperations() {
+		return this.operations;
 	}
 
 	/**
@@ -290,6 +296,26 @@ public class FencingProperties {
 
 		/** Never: the application creates it. */
 		NEVER
+
+	}
+
+	/** Operations applied at most once ({@code guardedUpdateOnce}). */
+	public static class Operations {
+
+		/**
+		 * How long the id of an applied operation is kept: an id presented again within
+		 * it is not applied again; after it, it is applied again. The starter removes
+		 * older ids in the background.
+		 */
+		private Duration retention = Duration.ofDays(3);
+
+		public Duration getRetention() {
+			return this.retention;
+		}
+
+		public void setRetention(Duration retention) {
+			this.retention = retention;
+		}
 
 	}
 

@@ -2,6 +2,7 @@ package io.fencing.event;
 
 import io.fencing.FencingEvent;
 import io.fencing.LeaseLostEvent;
+import io.fencing.OperationReplayedEvent;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.TokenCounterRepairedEvent;
 import io.micrometer.core.instrument.Counter;
@@ -16,8 +17,8 @@ import org.springframework.core.Ordered;
  * Counts the {@link FencingEvent}s in the application's {@link MeterRegistry}, when it
  * has one: {@code fencing.leases.lost} (tag {@code overrun}) and
  * {@code fencing.token.counters.repaired}, both there from startup at zero so that the
- * first one alerts, and {@code fencing.writes.refused} (tag {@code table}, from a table's
- * first refusal). Lock names are left out of the tags: per-entity names would make one
+ * first one alerts, {@code fencing.writes.refused} (tag {@code table}, from a table's
+ * first refusal) and {@code fencing.operations.replayed} (from the first replay). Lock names are left out of the tags: per-entity names would make one
  * series each.
  * <p>
  * Counts first of all listeners: Spring stops at a listener that throws, and an
@@ -59,6 +60,12 @@ public class FencingEventCounters implements ApplicationListener<FencingEvent>, 
 		}
 		else if (event instanceof TokenCounterRepairedEvent) {
 			countersRepaired(meters).increment();
+		}
+		else if (event instanceof OperationReplayedEvent) {
+			Counter.builder("fencing.operations.replayed")
+				.description("Operations presented again and not applied again: their recorded result was returned")
+				.register(meters)
+				.increment();
 		}
 	}
 

@@ -21,6 +21,7 @@ import javax.sql.DataSource;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.NoFencingTokenException;
+import io.fencing.OperationReplayedEvent;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
@@ -28,6 +29,7 @@ import io.fencing.fence.FenceRefusals;
 import io.fencing.fence.WriterTokens;
 import io.fencing.event.FencingEventPublisher;
 import io.fencing.jdbc.GuardedUpdate.Quirk;
+import io.fencing.operation.OperationLog;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -69,6 +71,8 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 	private final ConcurrentLruCache<String, Rewrite> statements;
 
 	private final UniqueKeys uniqueKeys = new UniqueKeys();
+
+	private final OperationLog operations = new OperationLog();
 
 	/**
 	 * {@code SELECT MAX(token) FROM table} of every table this template has written a
@@ -152,47 +156,160 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 		Object[] arguments = (args != null) ? args : new Object[0];
 		GuardedUpdate update = rewrite(sql);
 		update.checkArguments(arguments);
-		Integer changed = refusalsPublished(update,
-				() -> WriterTokens.writingWith(token, () -> execute((Connection connection) -> {
-					Dialect dialect = dialect(connection);
-					rejectWhatTheDialectReadsOtherwise(dialect, update);
-					if (this.uniqueKeys.pinsOneRow(update, arguments, connection)) {
-						// One row: the fenced statement alone is all-or-nothing.
-						int rows = executeUpdate(connection, update, update.fencedArguments(arguments, token.value()));
-						if (rows > 1) {
-							pinnedSeveralRows(connection, dialect, update, arguments, token, rows);
-						}
-						else if (rows == 0) {
-							failIfNewerToken(connection, dialect, update, arguments, token);
-						}
-						return rows;
-					}
-					try {
-						return inTransaction(connection, () -> {
-							int rows = executeUpdate(connection, update,
-									update.fencedArguments(arguments, token.value()));
-							failIfNewerToken(connection, dialect, update, arguments, token);
-							return rows;
-						});
-					}
-					catch (SQLException ex) {
-						// The fence left out the rows with a newer token, so the
-						// statement the
-						// database ran is not the one written (it may break a unique key
-						// the full
-						// one would not): when the fence left rows out, that is the cause
-						// to
-						// report.
-						try {
-							failIfNewerToken(connection, dialect, update, arguments, token);
-						}
-						catch (SQLException checkFailure) {
-							ex.addSuppressed(checkFailure);
-						}
-						throw ex;
-					}
-				})));
+		Integer changed = refusalsPublished(update, () -> WriterTokens.writingWith(token,
+				() -> execute((Connection connection) -> guardedRows(connection, update, arguments, token))));
 		return (changed != null) ? changed : 0;
+	}
+
+	/**
+	 * A guarded update applied at most once per operation id. The first call runs the
+	 * guarded update and records the operation (its id, the lock and token, the row
+	 * count, and a digest of the statement and arguments) in the table
+	 * {@value OperationLog#TABLE}, in the same transaction: the caller's, or one of its
+	 * own when none is active. A later call with the same id runs nothing and returns the
+	 * row count recorded, whatever its token; a concurrent one waits for the first to
+	 * end. A refused or rolled-back first attempt records nothing, so a retry applies.
+	 * @param operationId the id of the operation, up to
+	 * {@value OperationLog#MAX_ID_LENGTH} characters, such as the id of the message that
+	 * asked for it
+	 * @return the number of rows changed, by this call or by the first one
+	 * @throws StaleWriterException when a targeted row holds a newer token; nothing
+	 * changed and nothing was recorded
+	 * @throws IllegalArgumentException when the operation was applied with another
+	 * statement or other arguments, or {@code sql} is not a guardable UPDATE; nothing ran
+	 * @see #guardedUpdate(String, Object...)
+	 */
+	public int guardedUpdateOnce(String operationId, String sql, @Nullable Object... args) {
+		OperationLog.checkId(operationId);
+		Object[] arguments = (args != null) ? args : new Object[0];
+		GuardedUpdate update = rewrite(sql);
+		update.checkArguments(arguments);
+		String digest = OperationLog.digest(sql, arguments);
+		if (!this.fencingEnabled) {
+			Integer changed = execute((Connection connection) -> once(connection, operationId, null, digest,
+					() -> executeUpdate(connection, sql, arguments)));
+			return (changed != null) ? changed : 0;
+		}
+		FencingToken token = implicitToken();
+		Integer changed = refusalsPublished(update,
+				() -> WriterTokens.writingWith(token, () -> execute((Connection connection) -> once(connection,
+						operationId, token, digest, () -> guardedRows(connection, update, arguments, token)))));
+		return (changed != null) ? changed : 0;
+	}
+
+	/**
+	 * Claims the operation and runs its write, in the connection's transaction or one of
+	 * its own; a claim whose write fails is removed, so that a caller who goes on with
+	 * its transaction does not commit it.
+	 */
+	private int once(Connection connection, String operationId, @Nullable FencingToken token, String digest,
+			SqlWork<Integer> write) throws SQLException {
+		boolean ownTransaction = connection.getAutoCommit();
+		if (ownTransaction) {
+			connection.setAutoCommit(false);
+		}
+		boolean claimed = false;
+		try {
+			OperationLog.Applied applied = this.operations.claim(connection, operationId, token, digest);
+			int rows;
+			if (applied != null) {
+				rows = replayed(applied, digest, token);
+			}
+			else {
+				claimed = true;
+				rows = write.run();
+				this.operations.recordRowCount(connection, operationId, rows);
+			}
+			if (ownTransaction) {
+				connection.commit();
+			}
+			return rows;
+		}
+		catch (SQLException | RuntimeException ex) {
+			if (ownTransaction) {
+				connection.rollback();
+			}
+			else if (claimed) {
+				try {
+					this.operations.forget(connection, operationId);
+				}
+				catch (SQLException forgetFailure) {
+					// PostgreSQL ended the transaction with the failed statement: nothing
+					// of it commits.
+					ex.addSuppressed(forgetFailure);
+				}
+			}
+			throw ex;
+		}
+		finally {
+			if (ownTransaction) {
+				connection.setAutoCommit(true);
+			}
+		}
+	}
+
+	private int replayed(OperationLog.Applied applied, String digest, @Nullable FencingToken token) {
+		if (!applied.digest().equals(digest)) {
+			throw new IllegalArgumentException("Operation '" + applied.operationId() + "' was applied with another "
+					+ "statement or other arguments" + by(applied) + "; an operation id names one write: give this "
+					+ "write an id of its own. Nothing ran");
+		}
+		this.events.publish(new OperationReplayedEvent(this, applied.operationId(), applied.lockName(), applied.token(),
+				(token != null) ? token.value() : 0, applied.rowCount()));
+		return applied.rowCount();
+	}
+
+	private static String by(OperationLog.Applied applied) {
+		return applied.lockName().isEmpty() ? ""
+				: " (by lock '" + applied.lockName() + "' with token " + applied.token() + ")";
+	}
+
+	private int executeUpdate(Connection connection, String sql, Object[] arguments) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			applyStatementSettings(statement);
+			new ArgumentPreparedStatementSetter(arguments).setValues(statement);
+			return statement.executeUpdate();
+		}
+	}
+
+	/**
+	 * Runs the fenced statement on {@code connection}: all-or-nothing, and refused with
+	 * both tokens when a targeted row holds a newer one.
+	 */
+	private int guardedRows(Connection connection, GuardedUpdate update, Object[] arguments, FencingToken token)
+			throws SQLException {
+		Dialect dialect = dialect(connection);
+		rejectWhatTheDialectReadsOtherwise(dialect, update);
+		if (this.uniqueKeys.pinsOneRow(update, arguments, connection)) {
+			// One row: the fenced statement alone is all-or-nothing.
+			int rows = executeUpdate(connection, update, update.fencedArguments(arguments, token.value()));
+			if (rows > 1) {
+				pinnedSeveralRows(connection, dialect, update, arguments, token, rows);
+			}
+			else if (rows == 0) {
+				failIfNewerToken(connection, dialect, update, arguments, token);
+			}
+			return rows;
+		}
+		try {
+			return inTransaction(connection, () -> {
+				int rows = executeUpdate(connection, update, update.fencedArguments(arguments, token.value()));
+				failIfNewerToken(connection, dialect, update, arguments, token);
+				return rows;
+			});
+		}
+		catch (SQLException ex) {
+			// The fence left out the rows with a newer token, so the statement the
+			// database ran is not the one written (it may break a unique key the full
+			// one would not): when the fence left rows out, that is the cause to report.
+			try {
+				failIfNewerToken(connection, dialect, update, arguments, token);
+			}
+			catch (SQLException checkFailure) {
+				ex.addSuppressed(checkFailure);
+			}
+			throw ex;
+		}
 	}
 
 	/**

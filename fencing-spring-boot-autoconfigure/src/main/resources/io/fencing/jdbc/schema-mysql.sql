@@ -7,3 +7,16 @@ CREATE TABLE IF NOT EXISTS fencing_token_counter (
     token BIGINT NOT NULL
 ) ENGINE = InnoDB;
 INSERT IGNORE INTO fencing_token_counter (id, token) VALUES (1, 999999999999);
+
+-- Operations applied at most once (FencedJdbcTemplate.guardedUpdateOnce): one row per operation id,
+-- written in the transaction of its write; removed by the starter once older than
+-- fencing.operations.retention.
+CREATE TABLE IF NOT EXISTS fencing_operations (
+    operation_id VARCHAR(200) NOT NULL PRIMARY KEY,
+    lock_name    VARCHAR(200) NOT NULL,
+    token        BIGINT       NOT NULL,
+    row_count    INT          NOT NULL,
+    digest       CHAR(64)     NOT NULL,
+    applied_at   DATETIME(6)  NOT NULL,
+    INDEX fencing_operations_applied_at (applied_at)
+) ENGINE = InnoDB;

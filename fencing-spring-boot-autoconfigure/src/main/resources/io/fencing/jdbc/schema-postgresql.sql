@@ -2,3 +2,16 @@
 -- 10^12, above any token a Redisson counter has issued, so tables that hold those still
 -- accept the first tokens it gives. One value at a time (CACHE 1): tokens rise across sessions.
 CREATE SEQUENCE IF NOT EXISTS fencing_token_seq START WITH 1000000000000 CACHE 1;
+
+-- Operations applied at most once (FencedJdbcTemplate.guardedUpdateOnce): one row per operation id,
+-- written in the transaction of its write; removed by the starter once older than
+-- fencing.operations.retention.
+CREATE TABLE IF NOT EXISTS fencing_operations (
+    operation_id VARCHAR(200) NOT NULL PRIMARY KEY,
+    lock_name    VARCHAR(200) NOT NULL,
+    token        BIGINT       NOT NULL,
+    row_count    INT          NOT NULL,
+    digest       CHAR(64)     NOT NULL,
+    applied_at   TIMESTAMP    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS fencing_operations_applied_at ON fencing_operations (applied_at);

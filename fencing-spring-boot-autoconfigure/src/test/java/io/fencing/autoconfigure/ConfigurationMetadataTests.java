@@ -32,8 +32,9 @@ class ConfigurationMetadataTests {
 			.containsExactlyInAnyOrder("fencing.enabled", "fencing.lease-time", "fencing.wait-time", "fencing.on-busy",
 					"fencing.hold-at-least", "fencing.tasks", "fencing.token-source", "fencing.jdbc.token-column",
 					"fencing.jdbc.statement-cache-size", "fencing.jdbc.initialize-schema", "fencing.jdbc.fenced-tables",
-					"fencing.redis.config", "fencing.redis.fail-fast", "management.endpoint.fencing.access",
-					"management.endpoint.fencing.cache.time-to-live", "management.health.fencing.enabled");
+					"fencing.redis.config", "fencing.redis.fail-fast", "fencing.operations.retention",
+					"management.endpoint.fencing.access", "management.endpoint.fencing.cache.time-to-live",
+					"management.health.fencing.enabled");
 		assertThat(properties).allSatisfy((property) -> assertThat((String) property.get("description"))
 			.as("description of %s", property.get("name"))
 			.isNotBlank()

@@ -2,6 +2,7 @@ package io.fencing.autoconfigure;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.UUID;
 import java.util.function.Predicate;
 
@@ -14,6 +15,7 @@ import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
 import io.fencing.lock.redisson.RedissonFencedLocks;
+import io.fencing.operation.ExpiredOperations;
 import io.fencing.testsupport.TestServices;
 import io.fencing.token.redis.AcceptedTokens;
 import org.junit.jupiter.api.Test;
@@ -61,6 +63,31 @@ class FencingAutoConfigurationTests {
 		.withPropertyValues("fencing.jdbc.initialize-schema=always")
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(),
 				"spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID());
+
+	@Test
+	void theOperationsTableIsCreatedInEitherTokenSourceAndExpiredOperationsAreRemoved() {
+		for (String tokenSource : List.of("database", "redis")) {
+			this.contextRunner
+				.withPropertyValues("fencing.token-source=" + tokenSource, "fencing.operations.retention=90m")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+					assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM fencing_operations", Integer.class)).isZero();
+					ExpiredOperations expired = context.getBean(ExpiredOperations.class);
+					assertThat(expired.isRunning()).isTrue();
+					assertThat(expired.retention()).isEqualTo(Duration.ofMinutes(90));
+				});
+		}
+	}
+
+	@Test
+	void aRetentionThatIsNotPositiveFailsTheStartupNamingIt() {
+		this.contextRunner.withPropertyValues("fencing.operations.retention=0s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("fencing.operations.retention must be positive, was PT0S"));
+	}
 
 	@Test
 	void createsTheLockPathAndAFencedJdbcTemplateThatIsTheApplicationsJdbcTemplate(CapturedOutput output) {

@@ -1,0 +1,243 @@
+package io.fencing.operation;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Locale;
+
+import io.fencing.FencingToken;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ObjectUtils;
+
+/**
+ * The operations applied, in the table {@value #TABLE} of the database they were applied
+ * to: one row per operation id, inserted in the transaction of the write it names, so
+ * that the record commits with the write or not at all. A second attempt with the same id
+ * finds the row (waiting for a concurrent first attempt to end) and replays its result
+ * instead of writing again.
+ */
+public final class OperationLog {
+
+	/** The table of the applied operations. */
+	public static final String TABLE = "fencing_operations";
+
+	/** The longest operation id the table keeps. */
+	public static final int MAX_ID_LENGTH = 200;
+
+	/**
+	 * The row count a claim records before the write runs: the count of most writes, so
+	 * that only a write that changed another number of rows updates its record.
+	 */
+	public static final int ASSUMED_ROW_COUNT = 1;
+
+	private static final String COLUMNS = "operation_id, lock_name, token, row_count, digest, applied_at";
+
+	private static final String INSERT = "INSERT INTO " + TABLE + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)";
+
+	/** PostgreSQL: a duplicate key would abort the caller's transaction. */
+	private static final String INSERT_POSTGRESQL = INSERT + " ON CONFLICT (operation_id) DO NOTHING";
+
+	private static final String SELECT = "SELECT lock_name, token, row_count, digest FROM " + TABLE
+			+ " WHERE operation_id = ?";
+
+	/**
+	 * MySQL and MariaDB: a locking read sees the newest committed row, whatever the
+	 * snapshot of a repeatable-read transaction.
+	 */
+	private static final String SELECT_MYSQL = SELECT + " LOCK IN SHARE MODE";
+
+	private static final String RECORD_ROWS = "UPDATE " + TABLE + " SET row_count = ? WHERE operation_id = ?";
+
+	private static final String FORGET = "DELETE FROM " + TABLE + " WHERE operation_id = ?";
+
+	/** How many times a claim is tried when the attempt it waited for rolled back. */
+	private static final int CLAIM_ATTEMPTS = 3;
+
+	private volatile @Nullable Database database;
+
+	/**
+	 * Claims {@code operationId} for a write about to run in the connection's current
+	 * transaction, waiting for a concurrent attempt with the same id to end.
+	 * @param token the writer's token, {@code null} when fencing is off
+	 * @param digest {@link #digest} of the write
+	 * @return {@code null} when claimed by this call; the operation applied before
+	 * otherwise
+	 */
+	public @Nullable Applied claim(Connection connection, String operationId, @Nullable FencingToken token,
+			String digest) throws SQLException {
+		Database database = database(connection);
+		for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+			if (inserted(connection, database, operationId, token, digest)) {
+				return null;
+			}
+			Applied applied = find(connection, database, operationId);
+			if (applied != null) {
+				return applied;
+			}
+			// The attempt it waited for rolled back since: claim again.
+		}
+		throw new IllegalStateException("Operation '" + operationId + "' could not be claimed: " + CLAIM_ATTEMPTS
+				+ " attempts found it taken, then gone (another attempt with this id rolled back each time)");
+	}
+
+	/** Records the number of rows the claimed write changed, when not the assumed one. */
+	public void recordRowCount(Connection connection, String operationId, int rows) throws SQLException {
+		if (rows == ASSUMED_ROW_COUNT) {
+			return;
+		}
+		try (PreparedStatement statement = connection.prepareStatement(RECORD_ROWS)) {
+			statement.setInt(1, rows);
+			statement.setString(2, operationId);
+			statement.executeUpdate();
+		}
+	}
+
+	/**
+	 * Removes this transaction's claim of {@code operationId}, whose write failed, so
+	 * that a caller who goes on with its transaction does not commit it.
+	 */
+	public void forget(Connection connection, String operationId) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(FORGET)) {
+			statement.setString(1, operationId);
+			statement.executeUpdate();
+		}
+	}
+
+	/**
+	 * Deletes up to {@code limit} operations applied before {@code cutoff}, in one
+	 * statement.
+	 * @return how many were deleted
+	 */
+	public int deleteAppliedBefore(Connection connection, Instant cutoff, int limit) throws SQLException {
+		String sql = (database(connection) == Database.MYSQL)
+				// MySQL and MariaDB cannot read the table a DELETE writes in a subquery.
+				? "DELETE FROM " + TABLE + " WHERE applied_at < ? LIMIT " + limit
+				: "DELETE FROM " + TABLE + " WHERE operation_id IN (SELECT operation_id FROM " + TABLE
+						+ " WHERE applied_at < ? FETCH FIRST " + limit + " ROWS ONLY)";
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			statement.setTimestamp(1, Timestamp.from(cutoff));
+			return statement.executeUpdate();
+		}
+	}
+
+	/**
+	 * The digest of a write, its statement and arguments, so that the same operation id
+	 * presented with another write is told apart from a replay.
+	 */
+	public static String digest(String sql, Object[] arguments) {
+		try {
+			MessageDigest digest = MessageDigest.getInstance("SHA-256");
+			update(digest, sql);
+			for (Object argument : arguments) {
+				update(digest, (argument != null) ? argument.getClass().getName() : "null");
+				update(digest, ObjectUtils.nullSafeToString(argument));
+			}
+			return HexFormat.of().formatHex(digest.digest());
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("Every Java platform has SHA-256", ex);
+		}
+	}
+
+	/**
+	 * Refuses an operation id the table cannot keep as it is.
+	 * @throws IllegalArgumentException naming what is wrong with it
+	 */
+	public static void checkId(String operationId) {
+		if (operationId == null || operationId.isBlank()) {
+			throw new IllegalArgumentException("operationId must not be blank");
+		}
+		if (operationId.length() > MAX_ID_LENGTH) {
+			throw new IllegalArgumentException("Operation id '" + operationId.substring(0, 40) + "...' has "
+					+ operationId.length() + " characters; the table " + TABLE + " keeps up to " + MAX_ID_LENGTH);
+		}
+	}
+
+	private static void update(MessageDigest digest, String part) {
+		byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+		// Each part's length first, so that parts cannot be cut elsewhere to the same
+		// bytes.
+		digest.update(Integer.toString(bytes.length).getBytes(StandardCharsets.US_ASCII));
+		digest.update((byte) ':');
+		digest.update(bytes);
+	}
+
+	private static boolean inserted(Connection connection, Database database, String operationId,
+			@Nullable FencingToken token, String digest) throws SQLException {
+		try (PreparedStatement statement = connection
+			.prepareStatement((database == Database.POSTGRESQL) ? INSERT_POSTGRESQL : INSERT)) {
+			statement.setString(1, operationId);
+			statement.setString(2, (token != null) ? token.lockName() : "");
+			statement.setLong(3, (token != null) ? token.value() : 0);
+			statement.setInt(4, ASSUMED_ROW_COUNT);
+			statement.setString(5, digest);
+			statement.setTimestamp(6, Timestamp.from(Instant.now()));
+			return statement.executeUpdate() == 1;
+		}
+		catch (SQLException ex) {
+			if (database != Database.POSTGRESQL && isDuplicateKey(ex)) {
+				// MySQL, MariaDB and H2 go on with the transaction after it.
+				return false;
+			}
+			throw ex;
+		}
+	}
+
+	private static boolean isDuplicateKey(SQLException ex) {
+		String state = ex.getSQLState();
+		return state != null && (state.equals("23505") || (state.equals("23000") && ex.getErrorCode() == 1062));
+	}
+
+	private static @Nullable Applied find(Connection connection, Database database, String operationId)
+			throws SQLException {
+		try (PreparedStatement statement = connection
+			.prepareStatement((database == Database.MYSQL) ? SELECT_MYSQL : SELECT)) {
+			statement.setString(1, operationId);
+			try (ResultSet row = statement.executeQuery()) {
+				if (!row.next()) {
+					return null;
+				}
+				return new Applied(operationId, row.getString(1), row.getLong(2), row.getInt(3), row.getString(4));
+			}
+		}
+	}
+
+	private Database database(Connection connection) throws SQLException {
+		Database database = this.database;
+		if (database == null) {
+			String product = connection.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
+			database = product.contains("postgres") ? Database.POSTGRESQL
+					: (product.contains("mysql") || product.contains("mariadb")) ? Database.MYSQL : Database.OTHER;
+			this.database = database;
+		}
+		return database;
+	}
+
+	/**
+	 * An operation applied before.
+	 *
+	 * @param operationId its id
+	 * @param lockName the lock whose token it was applied with, empty without fencing
+	 * @param token that token, 0 without fencing
+	 * @param rowCount the number of rows its write changed
+	 * @param digest the {@link #digest} of its write
+	 */
+	public record Applied(String operationId, String lockName, long token, int rowCount, String digest) {
+
+	}
+
+	private enum Database {
+
+		POSTGRESQL, MYSQL, OTHER
+
+	}
+
+}
