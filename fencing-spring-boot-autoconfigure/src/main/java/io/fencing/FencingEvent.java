@@ -7,8 +7,8 @@ import org.springframework.context.ApplicationEvent;
  * lost its lease ({@link LeaseLostEvent}), the storage refused a stale write
  * ({@link StaleWriteRefusedEvent}), a token counter Redis lost was raised
  * ({@link TokenCounterRepairedEvent}), or an operation applied before was presented again
- * ({@link OperationReplayedEvent}). Published to the application context (each event
- * says on which thread); counted by Micrometer when a {@code MeterRegistry} is there. A
+ * ({@link OperationReplayedEvent}). Published to the application context (each event says
+ * on which thread); counted by Micrometer when a {@code MeterRegistry} is there. A
  * listener's failure is logged and changes nothing the fence does.
  */
 public abstract class FencingEvent extends ApplicationEvent {

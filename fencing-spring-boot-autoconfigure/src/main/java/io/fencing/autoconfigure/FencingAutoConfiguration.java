@@ -138,8 +138,17 @@ public final class FencingAutoConfiguration {
 	@ConditionalOnMissingBean
 	FencedTaskRunner fencedTaskRunner(FencedLocks locks, ObjectProvider<TokenSource> tokenSource,
 			ObjectProvider<AcceptedTokens> acceptedTokens, ObjectProvider<RunListener> listeners,
-			ObjectProvider<DeferredWrites> deferredWrites) {
+			ObjectProvider<DeferredWrites> deferredWrites, FencingProperties fencing) {
 		TokenSource source = null;
+		if (locks.issuesTokens() && fencing.getTokenSource() == FencingProperties.TokenSourceType.DATABASE) {
+			// Its tokens would not be the database's: the database would issue them
+			// again.
+			throw new IllegalStateException("fencing.token-source=database, but the fenced locks ("
+					+ locks.description() + ") issue tokens of their own, which the database's sequence does not "
+					+ "know and would issue again to another owner. Set fencing.token-source=redis to use the "
+					+ "locks' tokens, or use locks that issue none (FencedLocks.issuesTokens() false; in tests, "
+					+ "new InMemoryFencedLocks(false), or no InMemoryFencedLocks bean of your own)");
+		}
 		if (!locks.issuesTokens()) {
 			source = tokenSource.getIfAvailable();
 			if (source == null) {

@@ -18,8 +18,8 @@ import org.springframework.core.Ordered;
  * has one: {@code fencing.leases.lost} (tag {@code overrun}) and
  * {@code fencing.token.counters.repaired}, both there from startup at zero so that the
  * first one alerts, {@code fencing.writes.refused} (tag {@code table}, from a table's
- * first refusal) and {@code fencing.operations.replayed} (from the first replay). Lock names are left out of the tags: per-entity names would make one
- * series each.
+ * first refusal) and {@code fencing.operations.replayed} (from the first replay). Lock
+ * names are left out of the tags: per-entity names would make one series each.
  * <p>
  * Counts first of all listeners: Spring stops at a listener that throws, and an
  * application's failing alert must not keep an event from being counted.

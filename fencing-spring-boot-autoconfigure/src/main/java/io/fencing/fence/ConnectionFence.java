@@ -7,15 +7,15 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.util.Collections;
 import java.util.Map;
+import java.util.WeakHashMap;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionProxy;
-import org.springframework.util.ConcurrentReferenceHashMap;
-import org.springframework.util.ConcurrentReferenceHashMap.ReferenceType;
 
 /**
  * Hands out the connections of one data source so that they carry the writer's token to
@@ -53,8 +53,13 @@ final class ConnectionFence {
 
 	private volatile boolean dialectKnown;
 
-	/** What each physical connection's session holds, while it lives. */
-	private final Map<Connection, long[]> sessions = new ConcurrentReferenceHashMap<>(16, ReferenceType.WEAK);
+	/**
+	 * What each physical connection's session holds, while it lives: weak keys, so that a
+	 * closed connection's entry goes, and a live one's stays whatever the collector does
+	 * (a map of weak entries would forget a pooled session's token at any collection, and
+	 * the next checkout would leave it set).
+	 */
+	private final Map<Connection, long[]> sessions = Collections.synchronizedMap(new WeakHashMap<>());
 
 	/**
 	 * @param unfencedWriters whether every statement goes through the fence unchecked

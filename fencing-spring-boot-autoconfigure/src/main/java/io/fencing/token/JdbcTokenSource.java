@@ -102,6 +102,20 @@ public final class JdbcTokenSource implements TokenSource {
 					.platform());
 	}
 
+	/**
+	 * Whether the starter has a schema for the database behind {@code dataSource}
+	 * (PostgreSQL, MariaDB, MySQL, H2), so that it can take tokens from it; {@code false}
+	 * too when the database cannot be asked.
+	 */
+	public static boolean hasSchemaFor(DataSource dataSource) {
+		try {
+			return !"other".equals(schemaPlatform(dataSource));
+		}
+		catch (MetaDataAccessException | RuntimeException ex) {
+			return false;
+		}
+	}
+
 	@Override
 	public FencingToken next(String lockName) {
 		try {
@@ -148,7 +162,8 @@ public final class JdbcTokenSource implements TokenSource {
 				return;
 			}
 			String counter = counter();
-			if (!state.startsWith("42")) {
+			// H2 says 90036 for a sequence it does not have.
+			if (!state.startsWith("42") && !state.equals("90036")) {
 				// It exists, but this connection cannot use it (a read-only replica,
 				// say).
 				throw new IllegalStateException("fencing.token-source=database takes its tokens from the " + counter

@@ -179,6 +179,18 @@ abstract class DatabaseFenceContractTests {
 	}
 
 	@Test
+	void aPooledSessionIsResetAfterAGarbageCollectionToo() {
+		as(5, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 8 WHERE sku = 'A-1'"));
+		// What the fence knows of the pooled session must outlive a collection.
+		for (int i = 0; i < 5; i++) {
+			System.gc();
+		}
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> this.plain.update("UPDATE " + this.table + " SET quantity = 99 WHERE sku = 'A-1'"));
+		assertThat(row("A-1")).containsExactly(8, 5L);
+	}
+
+	@Test
 	void inATransactionEachStatementCarriesTheTokenBoundWhenItIsCreated() {
 		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.fenced));
 		as(5, () -> transaction.execute((status) -> {

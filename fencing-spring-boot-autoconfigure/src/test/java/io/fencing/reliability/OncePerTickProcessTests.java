@@ -54,7 +54,7 @@ class OncePerTickProcessTests {
 		for (int i = 1; i < observed.size(); i++) {
 			assertThat(observed.get(i).startedMillis() - observed.get(i - 1).startedMillis())
 				.as("runs %s and %s", observed.get(i - 1), observed.get(i))
-				.isGreaterThan(TICK.toMillis() - 500);
+				.isGreaterThan(TICK.toMillis() / 2);
 		}
 	}
 

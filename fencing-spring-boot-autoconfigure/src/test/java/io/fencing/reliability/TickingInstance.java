@@ -1,5 +1,6 @@
 package io.fencing.reliability;
 
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 
@@ -35,7 +36,7 @@ public final class TickingInstance {
 	}
 
 	/** Arguments: Redis URL, lock name, clock skew in ms, minimum hold in ms. */
-	public static void main(String[] args) throws InterruptedException {
+	public static void main(String[] args) throws IOException {
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(InstanceConfiguration.class)
 			.web(WebApplicationType.NONE)
 			.properties("spring.main.banner-mode=off", "logging.level.root=WARN", "spring.data.redis.url=" + args[0],
@@ -43,7 +44,12 @@ public final class TickingInstance {
 			.run();
 		context.registerShutdownHook();
 		System.out.println(READY);
-		Thread.currentThread().join();
+		// Until the test JVM closes its end (it stopped, or died): never an orphan.
+		while (System.in.read() != -1) {
+			// Nothing is sent.
+		}
+		context.close();
+		System.exit(0);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -61,6 +61,65 @@ class H2DatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 		}
 	}
 
+	/**
+	 * The same locks with {@code fencing.token-source=database} set: their tokens would
+	 * not be the database's, so the startup fails saying so.
+	 */
+	@Test
+	void explicitDatabaseTokensWithLocksThatIssueTheirOwnFailTheStartup() {
+		EmbeddedDatabase empty = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
+			.generateUniqueName(true)
+			.build();
+		RedisServer redis = RedisServer.start();
+		try {
+			new ApplicationContextRunner()
+				.withConfiguration(
+						AutoConfigurations.of(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
+								FencingJdbcAutoConfiguration.class, FencingTokenSourceAutoConfiguration.class))
+				.withBean(DataSource.class, () -> empty)
+				.withBean(RedissonFencedLocks.class,
+						() -> new RedissonFencedLocks(Redisson.create(configOf(redis)), redis.url(), true))
+				.withPropertyValues("spring.data.redis.url=" + redis.url(), "fencing.token-source=database")
+				.run((context) -> assertThat(context).hasFailed()
+					.getFailure()
+					.rootCause()
+					.hasMessageContaining("fencing.token-source=database, but the fenced locks")
+					.hasMessageContaining("issue tokens of their own")
+					.hasMessageContaining("fencing.token-source=redis"));
+		}
+		finally {
+			redis.close();
+			empty.shutdown();
+		}
+	}
+
+	/**
+	 * H2 reports a missing sequence with its own code: the startup still prints the DDL.
+	 */
+	@Test
+	void aMissingSequenceFailsTheStartupWithTheDdlToRun() {
+		EmbeddedDatabase empty = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
+			.generateUniqueName(true)
+			.build();
+		try {
+			new ApplicationContextRunner()
+				.withConfiguration(
+						AutoConfigurations.of(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
+								FencingJdbcAutoConfiguration.class, FencingTokenSourceAutoConfiguration.class))
+				.withBean(DataSource.class, () -> empty)
+				.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(),
+						"fencing.jdbc.initialize-schema=never")
+				.run((context) -> assertThat(context).hasFailed()
+					.getFailure()
+					.hasStackTraceContaining("which the database cannot give")
+					.hasStackTraceContaining("run this DDL")
+					.hasStackTraceContaining("CREATE SEQUENCE IF NOT EXISTS fencing_token_seq"));
+		}
+		finally {
+			empty.shutdown();
+		}
+	}
+
 	private static Config configOf(RedisServer redis) {
 		Config config = new Config();
 		config.useSingleServer().setAddress(redis.url());

@@ -5,6 +5,7 @@ import javax.sql.DataSource;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingProperties;
 import io.fencing.lock.FencedLocks;
+import io.fencing.token.JdbcTokenSource;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -24,12 +25,17 @@ public final class InMemoryFencingAutoConfiguration {
 	/**
 	 * In database mode the tokens come from the database's sequence, as for the Redis
 	 * locks: a counter in the JVM would write tokens into a real database that its
-	 * sequence never issued, and refuse the application's next real runs there.
+	 * sequence never issued, and refuse the application's next real runs there. A test
+	 * database the starter has no schema for (HSQLDB, Derby, a mock) keeps the counters
+	 * in the JVM, unless {@code fencing.token-source=database} is set.
 	 */
 	@Bean
 	@ConditionalOnMissingBean(FencedLocks.class)
 	InMemoryFencedLocks inMemoryFencedLocks(FencingProperties fencing, ObjectProvider<DataSource> dataSources) {
-		return new InMemoryFencedLocks(!fencing.takesTokensFromDatabase(dataSources.getIfUnique() != null));
+		DataSource dataSource = dataSources.getIfUnique();
+		boolean fromDatabase = fencing.takesTokensFromDatabase(dataSource != null)
+				&& (dataSource == null || fencing.getTokenSource() != null || JdbcTokenSource.hasSchemaFor(dataSource));
+		return new InMemoryFencedLocks(!fromDatabase);
 	}
 
 }

@@ -11,6 +11,7 @@ import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.run.FencedTaskRunner;
 import io.fencing.testsupport.TestServices;
 import io.fencing.token.JdbcTokenSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -20,6 +21,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabase;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 import org.springframework.stereotype.Component;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -77,6 +81,35 @@ class InMemoryFencingOnARealDatabaseTests {
 		}
 		finally {
 			jdbc.execute("DROP TABLE " + this.table);
+		}
+	}
+
+	/**
+	 * A test database the starter has no schema for (HSQLDB, one of Boot's embedded
+	 * databases): the kit keeps its counters in the JVM, as before database tokens.
+	 */
+	@Test
+	void aTestDatabaseWithoutTheStartersSchemaKeepsTheKitsOwnCounters() {
+		EmbeddedDatabase hsqldb = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.HSQL)
+			.generateUniqueName(true)
+			.build();
+		try {
+			new JdbcTemplate(hsqldb).execute("CREATE TABLE " + this.table
+					+ " (sku VARCHAR(16) PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT DEFAULT 0 NOT NULL)");
+			new JdbcTemplate(hsqldb).update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 0)");
+			this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(hsqldb)).run((context) -> {
+				assertThat(context).hasNotFailed();
+				StockJob job = context.getBean(StockJob.class);
+				job.write(5);
+				job.write(6);
+				assertThat(context.getBean(InMemoryFencedLocks.class).lastToken(this.lock)).isEqualTo(2);
+				assertThat(new JdbcTemplate(hsqldb)
+					.queryForObject("SELECT last_token FROM " + this.table + " WHERE sku = 'A-1'", Long.class))
+					.isEqualTo(2);
+			});
+		}
+		finally {
+			hsqldb.shutdown();
 		}
 	}
 
