@@ -1,5 +1,7 @@
 package io.fencing.token;
 
+import java.util.function.Consumer;
+
 import javax.sql.DataSource;
 
 import io.fencing.autoconfigure.FencingAutoConfiguration;
@@ -14,7 +16,9 @@ import org.redisson.config.Config;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabase;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
@@ -22,6 +26,10 @@ import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class H2DatabaseTokenSourceTests extends DatabaseTokenSourceTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
+				FencingJdbcAutoConfiguration.class, FencingTokenSourceAutoConfiguration.class));
 
 	@Override
 	protected DataSource dataSource() {
@@ -40,25 +48,8 @@ class H2DatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 	 */
 	@Test
 	void ownLocksThatIssueTokensNeedNoSequence() {
-		EmbeddedDatabase empty = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
-			.generateUniqueName(true)
-			.build();
-		RedisServer redis = RedisServer.start();
-		try {
-			new ApplicationContextRunner()
-				.withConfiguration(
-						AutoConfigurations.of(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
-								FencingJdbcAutoConfiguration.class, FencingTokenSourceAutoConfiguration.class))
-				.withBean(DataSource.class, () -> empty)
-				.withBean(RedissonFencedLocks.class,
-						() -> new RedissonFencedLocks(Redisson.create(configOf(redis)), redis.url(), true))
-				.withPropertyValues("spring.data.redis.url=" + redis.url(), "fencing.jdbc.initialize-schema=never")
-				.run((context) -> assertThat(context).hasNotFailed());
-		}
-		finally {
-			redis.close();
-			empty.shutdown();
-		}
+		withOwnLocksOnAnEmptyDatabase("fencing.jdbc.initialize-schema=never",
+				(context) -> assertThat(context).hasNotFailed());
 	}
 
 	/**
@@ -67,30 +58,13 @@ class H2DatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 	 */
 	@Test
 	void explicitDatabaseTokensWithLocksThatIssueTheirOwnFailTheStartup() {
-		EmbeddedDatabase empty = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
-			.generateUniqueName(true)
-			.build();
-		RedisServer redis = RedisServer.start();
-		try {
-			new ApplicationContextRunner()
-				.withConfiguration(
-						AutoConfigurations.of(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
-								FencingJdbcAutoConfiguration.class, FencingTokenSourceAutoConfiguration.class))
-				.withBean(DataSource.class, () -> empty)
-				.withBean(RedissonFencedLocks.class,
-						() -> new RedissonFencedLocks(Redisson.create(configOf(redis)), redis.url(), true))
-				.withPropertyValues("spring.data.redis.url=" + redis.url(), "fencing.token-source=database")
-				.run((context) -> assertThat(context).hasFailed()
+		withOwnLocksOnAnEmptyDatabase("fencing.token-source=database",
+				(context) -> assertThat(context).hasFailed()
 					.getFailure()
 					.rootCause()
 					.hasMessageContaining("fencing.token-source=database, but the fenced locks")
 					.hasMessageContaining("issue tokens of their own")
 					.hasMessageContaining("fencing.token-source=redis"));
-		}
-		finally {
-			redis.close();
-			empty.shutdown();
-		}
 	}
 
 	/**
@@ -98,22 +72,37 @@ class H2DatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 	 */
 	@Test
 	void aMissingSequenceFailsTheStartupWithTheDdlToRun() {
+		onAnEmptyDatabase((empty) -> this.contextRunner.withBean(DataSource.class, () -> empty)
+			.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(),
+					"fencing.jdbc.initialize-schema=never")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("which the database cannot give")
+				.hasStackTraceContaining("run this DDL")
+				.hasStackTraceContaining("CREATE SEQUENCE IF NOT EXISTS fencing_token_seq")));
+	}
+
+	/** A context with Redis locks that issue their own tokens, on an empty H2. */
+	private void withOwnLocksOnAnEmptyDatabase(String property, ContextConsumer<AssertableApplicationContext> check) {
+		RedisServer redis = RedisServer.start();
+		try {
+			onAnEmptyDatabase((empty) -> this.contextRunner.withBean(DataSource.class, () -> empty)
+				.withBean(RedissonFencedLocks.class,
+						() -> new RedissonFencedLocks(Redisson.create(configOf(redis)), redis.url(), true))
+				.withPropertyValues("spring.data.redis.url=" + redis.url(), property)
+				.run(check));
+		}
+		finally {
+			redis.close();
+		}
+	}
+
+	private static void onAnEmptyDatabase(Consumer<EmbeddedDatabase> work) {
 		EmbeddedDatabase empty = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
 			.generateUniqueName(true)
 			.build();
 		try {
-			new ApplicationContextRunner()
-				.withConfiguration(
-						AutoConfigurations.of(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
-								FencingJdbcAutoConfiguration.class, FencingTokenSourceAutoConfiguration.class))
-				.withBean(DataSource.class, () -> empty)
-				.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(),
-						"fencing.jdbc.initialize-schema=never")
-				.run((context) -> assertThat(context).hasFailed()
-					.getFailure()
-					.hasStackTraceContaining("which the database cannot give")
-					.hasStackTraceContaining("run this DDL")
-					.hasStackTraceContaining("CREATE SEQUENCE IF NOT EXISTS fencing_token_seq"));
+			work.accept(empty);
 		}
 		finally {
 			empty.shutdown();
