@@ -1,5 +1,7 @@
 package io.fencing;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An operation was presented again and not applied again: the write with its id had been
  * applied before ({@code FencedJdbcTemplate.guardedUpdateOnce}), and its recorded result
@@ -18,13 +20,19 @@ public class OperationReplayedEvent extends FencingEvent {
 
 	private final int rowCount;
 
+	private final @Nullable String taskName;
+
+	/**
+	 * @param taskName the task whose run presented it again, {@code null} if unknown
+	 */
 	public OperationReplayedEvent(Object source, String operationId, String lockName, long appliedToken,
-			long replayToken, int rowCount) {
+			long replayToken, int rowCount, @Nullable String taskName) {
 		super(source, lockName);
 		this.operationId = operationId;
 		this.appliedToken = appliedToken;
 		this.replayToken = replayToken;
 		this.rowCount = rowCount;
+		this.taskName = taskName;
 	}
 
 	/** The id of the operation. */
@@ -45,6 +53,11 @@ public class OperationReplayedEvent extends FencingEvent {
 	/** The row count recorded when it was applied, returned again. */
 	public int getRowCount() {
 		return this.rowCount;
+	}
+
+	/** The task whose run presented it again, {@code null} if unknown. */
+	public @Nullable String getTaskName() {
+		return this.taskName;
 	}
 
 }

@@ -5,6 +5,8 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.fencing.FencingEvent;
+import io.fencing.OperationReplayedEvent;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.run.RunListener;
 import io.fencing.run.RunObserver;
@@ -25,7 +27,7 @@ import org.springframework.core.Ordered;
  * first of all listeners, so that a listener that throws cannot keep one from being
  * counted.
  */
-public final class TaskActivities implements RunListener, ApplicationListener<StaleWriteRefusedEvent>, Ordered {
+public final class TaskActivities implements RunListener, ApplicationListener<FencingEvent>, Ordered {
 
 	/** How many programmatic task names are kept apart. */
 	public static final int MAX_PROGRAMMATIC_TASK_NAMES = 1000;
@@ -70,14 +72,27 @@ public final class TaskActivities implements RunListener, ApplicationListener<St
 	}
 
 	@Override
-	public void onApplicationEvent(StaleWriteRefusedEvent event) {
-		TaskActivity.Refusal refusal = TaskActivity.Refusal.of(event);
-		this.lastRefusal = refusal;
-		String taskName = event.getTaskName();
-		if (taskName != null) {
-			TaskActivity activity = this.tasks.get(taskName);
-			((activity != null) ? activity : this.otherTasks).refused(refusal);
+	public void onApplicationEvent(FencingEvent event) {
+		if (event instanceof StaleWriteRefusedEvent refused) {
+			TaskActivity.Refusal refusal = TaskActivity.Refusal.of(refused);
+			this.lastRefusal = refusal;
+			String taskName = refused.getTaskName();
+			if (taskName != null) {
+				activityOf(taskName).refused(refusal);
+			}
 		}
+		else if (event instanceof OperationReplayedEvent replayed) {
+			String taskName = replayed.getTaskName();
+			if (taskName != null) {
+				activityOf(taskName).replayed();
+			}
+		}
+	}
+
+	/** A task that has run here, or the other tasks. */
+	private TaskActivity activityOf(String taskName) {
+		TaskActivity activity = this.tasks.get(taskName);
+		return (activity != null) ? activity : this.otherTasks;
 	}
 
 	@Override

@@ -31,6 +31,8 @@ public final class TaskActivity {
 
 	private final AtomicLong refusals = new AtomicLong();
 
+	private final AtomicLong replays = new AtomicLong();
+
 	private volatile @Nullable TokenUse lastToken;
 
 	private volatile @Nullable LeaseLoss lastLeaseLoss;
@@ -60,9 +62,14 @@ public final class TaskActivity {
 		this.lastRefusal = refusal;
 	}
 
+	void replayed() {
+		this.replays.incrementAndGet();
+	}
+
 	/** Whether the task has done anything since startup. */
 	public boolean isEmpty() {
-		return this.lastToken == null && this.refusals.get() == 0 && runs().values().stream().allMatch((n) -> n == 0);
+		return this.lastToken == null && this.refusals.get() == 0 && this.replays.get() == 0
+				&& runs().values().stream().allMatch((n) -> n == 0);
 	}
 
 	/** The runs by outcome, every outcome included. */
@@ -103,6 +110,14 @@ public final class TaskActivity {
 
 	public @Nullable Refusal lastRefusal() {
 		return this.lastRefusal;
+	}
+
+	/**
+	 * Operations this task's runs presented again, which were not applied again
+	 * ({@code guardedUpdateOnce}).
+	 */
+	public long replays() {
+		return this.replays.get();
 	}
 
 	/**

@@ -114,7 +114,8 @@ public class FencingEndpoint {
 				new LeasesLostDescriptor(activity.overruns(), activity.locksLost(),
 						(loss != null) ? new LeaseLossDescriptor(loss.at().toString(), loss.lockName(), loss.token(),
 								lease(loss.leaseTime()), isoDuration(loss.ran()), loss.overrun()) : null),
-				new RefusalsDescriptor(activity.refusals(), RefusalDescriptor.of(activity.lastRefusal())));
+				new RefusalsDescriptor(activity.refusals(), RefusalDescriptor.of(activity.lastRefusal())),
+				activity.replays());
 	}
 
 	/** {@code watchdog} when Redisson's watchdog renews the lease. */
@@ -222,9 +223,10 @@ public class FencingEndpoint {
 	 * @param lastToken the token of the last run that took its lock, absent when none
 	 * @param leasesLost runs that outlived their lease or lost their lock
 	 * @param refusals writes refused with a token of this task's runs
+	 * @param operationsReplayed operations its runs presented again, not applied again
 	 */
 	public record ActivityDescriptor(Map<String, Long> runs, @Nullable TokenDescriptor lastToken,
-			LeasesLostDescriptor leasesLost, RefusalsDescriptor refusals) {
+			LeasesLostDescriptor leasesLost, RefusalsDescriptor refusals, long operationsReplayed) {
 
 	}
 

@@ -15,10 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.JdbcProperties;
-import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
-import org.springframework.boot.sql.autoconfigure.init.OnDatabaseInitializationCondition;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
@@ -79,18 +76,6 @@ public final class FencingJdbcAutoConfiguration {
 			return template;
 		}
 
-		/**
-		 * The starter's schema (the token sequence, the operations table), created as
-		 * Boot's own schema initialisers create theirs, whatever the token source.
-		 */
-		@Bean
-		@ConditionalOnMissingBean
-		@ConditionalOnClass(DataSourceScriptDatabaseInitializer.class)
-		@Conditional(OnFencingDatabaseInitializationCondition.class)
-		FencingSchemaInitializer fencingSchemaInitializer(DataSource dataSource, FencingProperties properties) {
-			return new FencingSchemaInitializer(dataSource, properties.getJdbc().getInitializeSchema());
-		}
-
 		/** Removes the operations older than {@code fencing.operations.retention}. */
 		@Bean
 		@ConditionalOnMissingBean
@@ -114,14 +99,6 @@ public final class FencingJdbcAutoConfiguration {
 			template.setSkipResultsProcessing(settings.isSkipResultsProcessing());
 			template.setSkipUndeclaredResults(settings.isSkipUndeclaredResults());
 			template.setResultsMapCaseInsensitive(settings.isResultsMapCaseInsensitive());
-		}
-
-	}
-
-	static class OnFencingDatabaseInitializationCondition extends OnDatabaseInitializationCondition {
-
-		OnFencingDatabaseInitializationCondition() {
-			super("Fencing", "fencing.jdbc.initialize-schema");
 		}
 
 	}

@@ -14,15 +14,18 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
+import org.springframework.boot.sql.autoconfigure.init.OnDatabaseInitializationCondition;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Auto-configuration of the token source in the database ({@code fencing.token-source},
- * database by default with a single {@link DataSource}): its sequence, created with the
- * starter's schema ({@code fencing.jdbc.initialize-schema}), and checked at startup. Used
- * by fenced locks that issue no tokens of their own: the starter's Redis locks and the
- * test kit's in-JVM ones, in database mode.
+ * database by default with a single {@link DataSource}): the starter's schema (its
+ * sequence and the operations table), created as Boot's own schema initialisers create
+ * theirs ({@code fencing.jdbc.initialize-schema}), and the sequence checked at startup.
+ * Used by fenced locks that issue no tokens of their own: the starter's Redis locks and
+ * the test kit's in-JVM ones.
  */
 @AutoConfiguration(after = FencingAutoConfiguration.class,
 		afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
@@ -33,13 +36,28 @@ import org.springframework.jdbc.core.JdbcTemplate;
 public final class FencingTokenSourceAutoConfiguration {
 
 	@Bean
+	@ConditionalOnMissingBean
+	@Conditional(OnFencingDatabaseInitializationCondition.class)
+	FencingSchemaInitializer fencingSchemaInitializer(DataSource dataSource, FencingProperties properties) {
+		return new FencingSchemaInitializer(dataSource, properties.getJdbc().getInitializeSchema());
+	}
+
+	@Bean
 	@ConditionalOnMissingBean(TokenSource.class)
 	JdbcTokenSource fencingTokenSource(DataSource dataSource, ObjectProvider<FencingSchemaInitializer> schema) {
-		// The schema first, when the starter creates it (FencingJdbcAutoConfiguration).
+		// The schema first, when the starter creates it.
 		schema.ifAvailable((initializer) -> {
 		});
 		// Checked by the runner, which uses it only when the locks issue no tokens.
 		return new JdbcTokenSource(dataSource);
+	}
+
+	static class OnFencingDatabaseInitializationCondition extends OnDatabaseInitializationCondition {
+
+		OnFencingDatabaseInitializationCondition() {
+			super("Fencing", "fencing.jdbc.initialize-schema");
+		}
+
 	}
 
 }

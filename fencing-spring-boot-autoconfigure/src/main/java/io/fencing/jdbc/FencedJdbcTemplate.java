@@ -225,7 +225,9 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 			}
 			return rows;
 		}
-		catch (SQLException | RuntimeException ex) {
+		catch (Throwable ex) {
+			// Any failure, an Error too: the finally block's return to auto-commit would
+			// commit the claim without its write.
 			if (ownTransaction) {
 				connection.rollback();
 			}
@@ -255,7 +257,8 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 					+ "write an id of its own. Nothing ran");
 		}
 		this.events.publish(new OperationReplayedEvent(this, applied.operationId(), applied.lockName(), applied.token(),
-				(token != null) ? token.value() : 0, applied.rowCount()));
+				(token != null) ? token.value() : 0, applied.rowCount(),
+				(token != null) ? TokenBindings.taskNameOf(token) : null));
 		return applied.rowCount();
 	}
 
@@ -660,7 +663,7 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 				connection.releaseSavepoint(savepoint);
 				return result;
 			}
-			catch (SQLException | RuntimeException ex) {
+			catch (Throwable ex) {
 				connection.rollback(savepoint);
 				throw ex;
 			}
@@ -671,7 +674,7 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 			connection.commit();
 			return result;
 		}
-		catch (SQLException | RuntimeException ex) {
+		catch (Throwable ex) {
 			connection.rollback();
 			throw ex;
 		}

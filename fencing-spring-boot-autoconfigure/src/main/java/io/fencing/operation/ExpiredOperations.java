@@ -83,7 +83,7 @@ public final class ExpiredOperations implements SmartLifecycle {
 						return this.log.deleteAppliedBefore(connection, cutoff, BATCH);
 					}
 					catch (SQLException ex) {
-						if (isMissingTable(ex)) {
+						if (OperationLog.isMissingTable(ex)) {
 							return NO_TABLE;
 						}
 						throw ex;
@@ -105,12 +105,6 @@ public final class ExpiredOperations implements SmartLifecycle {
 		}
 	}
 
-	private static boolean isMissingTable(SQLException ex) {
-		String state = ex.getSQLState();
-		// PostgreSQL, MySQL and MariaDB, H2.
-		return "42P01".equals(state) || "42S02".equals(state) || "42S04".equals(state) || "42102".equals(state);
-	}
-
 	@Override
 	public void start() {
 		ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
@@ -118,8 +112,9 @@ public final class ExpiredOperations implements SmartLifecycle {
 			thread.setDaemon(true);
 			return thread;
 		});
-		scheduler.scheduleWithFixedDelay(this::removeExpiredQuietly, this.period.toMillis(), this.period.toMillis(),
-				TimeUnit.MILLISECONDS);
+		// The first removal at once: an application that runs for less than a period
+		// (a batch run, frequent deployments) removes its expired operations too.
+		scheduler.scheduleWithFixedDelay(this::removeExpiredQuietly, 0, this.period.toMillis(), TimeUnit.MILLISECONDS);
 		this.scheduler = scheduler;
 	}
 

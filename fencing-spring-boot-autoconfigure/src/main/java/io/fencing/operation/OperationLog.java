@@ -9,12 +9,17 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.Collection;
 import java.util.HexFormat;
 import java.util.Locale;
 
 import io.fencing.FencingToken;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.InvalidDataAccessResourceUsageException;
+import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.util.ObjectUtils;
 
 /**
@@ -75,7 +80,7 @@ public final class OperationLog {
 			String digest) throws SQLException {
 		Database database = database(connection);
 		for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-			if (inserted(connection, database, operationId, token, digest)) {
+			if (insertedOrMissingTable(connection, database, operationId, token, digest)) {
 				return null;
 			}
 			Applied applied = find(connection, database, operationId);
@@ -85,7 +90,9 @@ public final class OperationLog {
 			// The attempt it waited for rolled back since: claim again.
 		}
 		throw new IllegalStateException("Operation '" + operationId + "' could not be claimed: " + CLAIM_ATTEMPTS
-				+ " attempts found it taken, then gone (another attempt with this id rolled back each time)");
+				+ " attempts found it taken but could not read its record: another attempt with this id rolled back "
+				+ "each time, or this transaction's snapshot is older than the record (REPEATABLE READ or "
+				+ "SERIALIZABLE isolation). Retry the transaction; nothing was written");
 	}
 
 	/** Records the number of rows the claimed write changed, when not the assumed one. */
@@ -123,27 +130,83 @@ public final class OperationLog {
 				: "DELETE FROM " + TABLE + " WHERE operation_id IN (SELECT operation_id FROM " + TABLE
 						+ " WHERE applied_at < ? FETCH FIRST " + limit + " ROWS ONLY)";
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			statement.setTimestamp(1, Timestamp.from(cutoff));
+			statement.setObject(1, utc(cutoff));
 			return statement.executeUpdate();
 		}
 	}
 
 	/**
-	 * The digest of a write, its statement and arguments, so that the same operation id
-	 * presented with another write is told apart from a replay.
+	 * The digest of a write, its statement and the values of its arguments, so that the
+	 * same operation id presented with another write is told apart from a replay.
+	 * @throws IllegalArgumentException when an argument has no value to compare (a type
+	 * without a value-based {@code toString})
 	 */
 	public static String digest(String sql, Object[] arguments) {
 		try {
 			MessageDigest digest = MessageDigest.getInstance("SHA-256");
 			update(digest, sql);
-			for (Object argument : arguments) {
-				update(digest, (argument != null) ? argument.getClass().getName() : "null");
-				update(digest, ObjectUtils.nullSafeToString(argument));
+			for (int i = 0; i < arguments.length; i++) {
+				updateWithValue(digest, arguments[i], i);
 			}
 			return HexFormat.of().formatHex(digest.digest());
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("Every Java platform has SHA-256", ex);
+		}
+	}
+
+	private static void updateWithValue(MessageDigest digest, @Nullable Object value, int index) {
+		if (value == null) {
+			update(digest, "null");
+			return;
+		}
+		update(digest, value.getClass().getName());
+		if (value instanceof SqlParameterValue parameter) {
+			update(digest, parameter.getSqlType() + "/" + parameter.getScale());
+			updateWithValue(digest, parameter.getValue(), index);
+		}
+		else if (value instanceof Timestamp timestamp) {
+			update(digest, timestamp.getTime() + "/" + timestamp.getNanos());
+		}
+		else if (value instanceof java.util.Date date) {
+			update(digest, Long.toString(date.getTime()));
+		}
+		else if (value instanceof byte[] bytes) {
+			update(digest, HexFormat.of().formatHex(bytes));
+		}
+		else if (value instanceof Object[] array) {
+			update(digest, Integer.toString(array.length));
+			for (Object element : array) {
+				updateWithValue(digest, element, index);
+			}
+		}
+		else if (value instanceof Collection<?> collection) {
+			update(digest, Integer.toString(collection.size()));
+			for (Object element : collection) {
+				updateWithValue(digest, element, index);
+			}
+		}
+		else if (value.getClass().isArray()) {
+			// Primitive arrays: their values, in order.
+			update(digest, ObjectUtils.nullSafeToString(value));
+		}
+		else if (hasValueToString(value.getClass())) {
+			update(digest, value.toString());
+		}
+		else {
+			throw new IllegalArgumentException("Argument " + (index + 1) + " of the operation is a "
+					+ value.getClass().getName() + ", which has no value to compare with a replay's (its toString is "
+					+ "Object's): pass a String, a number, a date or time, an array or collection of them, or an "
+					+ "SqlParameterValue of one. Nothing ran");
+		}
+	}
+
+	private static boolean hasValueToString(Class<?> type) {
+		try {
+			return type.getMethod("toString").getDeclaringClass() != Object.class;
+		}
+		catch (NoSuchMethodException ex) {
+			return false;
 		}
 	}
 
@@ -170,6 +233,29 @@ public final class OperationLog {
 		digest.update(bytes);
 	}
 
+	private static boolean insertedOrMissingTable(Connection connection, Database database, String operationId,
+			@Nullable FencingToken token, String digest) throws SQLException {
+		try {
+			return inserted(connection, database, operationId, token, digest);
+		}
+		catch (SQLException ex) {
+			if (isMissingTable(ex)) {
+				throw new InvalidDataAccessResourceUsageException("The table " + TABLE + " that records the operations "
+						+ "of guardedUpdateOnce is missing (" + ex.getMessage() + "). Create it with "
+						+ "fencing.jdbc.initialize-schema=always (with the database token source), or run the DDL of "
+						+ "your database from the starter's jar: io/fencing/jdbc/schema-<postgresql|mariadb|mysql|h2>"
+						+ ".sql. Nothing was written", ex);
+			}
+			throw ex;
+		}
+	}
+
+	/** A table the database does not have: PostgreSQL, MySQL and MariaDB, H2. */
+	static boolean isMissingTable(SQLException ex) {
+		String state = ex.getSQLState();
+		return "42P01".equals(state) || "42S02".equals(state) || "42S04".equals(state) || "42102".equals(state);
+	}
+
 	private static boolean inserted(Connection connection, Database database, String operationId,
 			@Nullable FencingToken token, String digest) throws SQLException {
 		try (PreparedStatement statement = connection
@@ -179,7 +265,7 @@ public final class OperationLog {
 			statement.setLong(3, (token != null) ? token.value() : 0);
 			statement.setInt(4, ASSUMED_ROW_COUNT);
 			statement.setString(5, digest);
-			statement.setTimestamp(6, Timestamp.from(Instant.now()));
+			statement.setObject(6, utc(Instant.now()));
 			return statement.executeUpdate() == 1;
 		}
 		catch (SQLException ex) {
@@ -189,6 +275,14 @@ public final class OperationLog {
 			}
 			throw ex;
 		}
+	}
+
+	/**
+	 * The time in UTC, without a zone: instances in different time zones write and
+	 * compare the same value.
+	 */
+	private static LocalDateTime utc(Instant instant) {
+		return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
 	}
 
 	private static boolean isDuplicateKey(SQLException ex) {

@@ -6,9 +6,10 @@ CREATE SEQUENCE IF NOT EXISTS fencing_token_seq START WITH 1000000000000;
 
 -- Operations applied at most once (FencedJdbcTemplate.guardedUpdateOnce): one row per operation id,
 -- written in the transaction of its write; removed by the starter once older than
--- fencing.operations.retention.
+-- fencing.operations.retention. Ids are bytes (up to 200 characters in UTF-8), compared byte for
+-- byte: a text column's default collation would take 'Op-1', 'op-1' and 'op-1 ' for one id.
 CREATE TABLE IF NOT EXISTS fencing_operations (
-    operation_id VARCHAR(200) NOT NULL PRIMARY KEY,
+    operation_id VARBINARY(800) NOT NULL PRIMARY KEY,
     lock_name    VARCHAR(200) NOT NULL,
     token        BIGINT       NOT NULL,
     row_count    INT          NOT NULL,

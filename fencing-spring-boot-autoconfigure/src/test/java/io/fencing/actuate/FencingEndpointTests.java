@@ -201,6 +201,21 @@ class FencingEndpointTests {
 	}
 
 	@Test
+	void showsTheOperationsATaskPresentedAgain() throws Exception {
+		new org.springframework.jdbc.datasource.init.ResourceDatabasePopulator(
+				new org.springframework.core.io.ClassPathResource("io/fencing/jdbc/schema-h2.sql"))
+			.execute(TestServices.h2());
+		String operation = "endpoint-op-" + UUID.randomUUID();
+		assertThat(this.job.writeOnce(operation, 5)).isOne();
+		assertThat(this.job.writeOnce(operation, 5)).isOne();
+		assertThat(this.job.writeOnce(operation, 5)).isOne();
+		String name = JOB + "-once";
+		DocumentContext one = get("/actuator/fencing/" + encodeSegments(name), 200);
+		assertThat(one.read("$.activity.runs", Map.class)).containsEntry("ran", 3);
+		assertThat(one.read("$.activity.operationsReplayed", Integer.class)).isEqualTo(2);
+	}
+
+	@Test
 	void theHealthOfTheFenceIsPartOfTheApplicationsHealth() throws Exception {
 		DocumentContext health = get("/actuator/health/fencing", 200);
 		assertThat(health.read("$.status", String.class)).isEqualTo("UP");
@@ -254,6 +269,12 @@ class FencingEndpointTests {
 		@FencedTask(value = "${endpoint-test.job}", waitTime = "5s")
 		public Integer write(int quantity, String note) {
 			return STOCK.write(this.jdbc, quantity);
+		}
+
+		@FencedTask("${endpoint-test.job}-once")
+		public Integer writeOnce(String operationId, int quantity) {
+			return this.jdbc.guardedUpdateOnce(operationId,
+					"UPDATE " + STOCK.name() + " SET quantity = ? WHERE sku = ?", quantity, "A-1");
 		}
 
 		@FencedTask("${endpoint-test.job}-sku:#{#sku}")

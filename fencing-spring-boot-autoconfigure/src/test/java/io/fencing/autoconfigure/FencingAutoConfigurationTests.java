@@ -65,19 +65,20 @@ class FencingAutoConfigurationTests {
 				"spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID());
 
 	@Test
-	void theOperationsTableIsCreatedInEitherTokenSourceAndExpiredOperationsAreRemoved() {
-		for (String tokenSource : List.of("database", "redis")) {
-			this.contextRunner
-				.withPropertyValues("fencing.token-source=" + tokenSource, "fencing.operations.retention=90m")
-				.run((context) -> {
-					assertThat(context).hasNotFailed();
-					JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
-					assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM fencing_operations", Integer.class)).isZero();
-					ExpiredOperations expired = context.getBean(ExpiredOperations.class);
-					assertThat(expired.isRunning()).isTrue();
-					assertThat(expired.retention()).isEqualTo(Duration.ofMinutes(90));
-				});
-		}
+	void theOperationsTableIsCreatedWithTheSchemaAndExpiredOperationsAreRemoved() {
+		this.contextRunner.withPropertyValues("fencing.operations.retention=90m").run((context) -> {
+			assertThat(context).hasNotFailed();
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM fencing_operations", Integer.class)).isZero();
+			ExpiredOperations expired = context.getBean(ExpiredOperations.class);
+			assertThat(expired.isRunning()).isTrue();
+			assertThat(expired.retention()).isEqualTo(Duration.ofMinutes(90));
+		});
+		// Redis tokens: no schema is created; the removal finds no table and waits.
+		this.contextRunner.withPropertyValues("fencing.token-source=redis").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(ExpiredOperations.class).removeExpired()).isZero();
+		});
 	}
 
 	@Test

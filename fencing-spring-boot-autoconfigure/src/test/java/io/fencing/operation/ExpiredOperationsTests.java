@@ -2,13 +2,22 @@ package io.fencing.operation;
 
 import java.time.Duration;
 
+import io.fencing.FencingToken;
+import io.fencing.context.TokenBindings;
+import io.fencing.context.TokenBindings.Acquisition;
+import io.fencing.context.TokenBindings.Binding;
+import io.fencing.jdbc.FencedJdbcTemplate;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.InvalidDataAccessResourceUsageException;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabase;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
@@ -36,6 +45,57 @@ class ExpiredOperationsTests {
 			assertThat(expired.isRunning()).isTrue();
 			expired.stop();
 			assertThat(expired.isRunning()).isFalse();
+		}
+		finally {
+			database.shutdown();
+		}
+	}
+
+	@Test
+	void theFirstRemovalRunsWhenItStarts() {
+		EmbeddedDatabase database = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
+			.generateUniqueName(true)
+			.addScript("io/fencing/jdbc/schema-h2.sql")
+			.build();
+		ExpiredOperations expired = new ExpiredOperations(database, Duration.ofMillis(1));
+		try {
+			JdbcTemplate jdbc = new JdbcTemplate(database);
+			jdbc.update("INSERT INTO " + OperationLog.TABLE + " (operation_id, lock_name, token, row_count, digest, "
+					+ "applied_at) VALUES ('old', 'stock-sync', 1, 1, 'd', TIMESTAMP '2020-01-01 00:00:00')");
+			expired.start();
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM " + OperationLog.TABLE, Integer.class) == 0);
+		}
+		finally {
+			expired.stop();
+			database.shutdown();
+		}
+	}
+
+	@Test
+	void guardedUpdateOnceWithoutTheTableSaysHowToCreateIt() {
+		EmbeddedDatabase database = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
+			.generateUniqueName(true)
+			.build();
+		try {
+			FencedJdbcTemplate jdbc = new FencedJdbcTemplate(database);
+			jdbc.execute("CREATE TABLE stock (sku VARCHAR(16) PRIMARY KEY, quantity INT NOT NULL, "
+					+ "last_token BIGINT NOT NULL DEFAULT 0)");
+			jdbc.update("INSERT INTO stock (sku, quantity) VALUES ('A-1', 10)");
+			Binding previous = TokenBindings.bind(new Acquisition(new FencingToken("stock-sync", 2)));
+			try {
+				assertThatExceptionOfType(InvalidDataAccessResourceUsageException.class)
+					.isThrownBy(() -> jdbc.guardedUpdateOnce("op-1", "UPDATE stock SET quantity = ? WHERE sku = ?", 7,
+							"A-1"))
+					.withMessageContaining("The table fencing_operations that records the operations")
+					.withMessageContaining("fencing.jdbc.initialize-schema=always")
+					.withMessageContaining("io/fencing/jdbc/schema-");
+			}
+			finally {
+				TokenBindings.restore(previous);
+			}
+			assertThat(jdbc.queryForObject("SELECT quantity FROM stock", Integer.class)).isEqualTo(10);
 		}
 		finally {
 			database.shutdown();

@@ -1,5 +1,6 @@
 package io.fencing.operation;
 
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.jdbc.core.SqlTypeValue;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.core.io.ClassPathResource;
@@ -127,6 +129,16 @@ abstract class GuardedUpdateOnceContractTests {
 	}
 
 	@Test
+	void idsThatDifferInLetterCaseOrTrailingSpacesAreDifferentOperations() {
+		String sql = "UPDATE " + this.stock + " SET quantity = quantity - ? WHERE sku = ?";
+		for (String id : List.of(this.operation + "-op", this.operation + "-OP", this.operation + "-op ")) {
+			assertThat(withToken(2, () -> this.jdbc.guardedUpdateOnce(id, sql, 1, "A-1"))).isOne();
+		}
+		assertThat(row("A-1")).containsEntry("quantity", 7);
+		assertThat(this.replays).isEmpty();
+	}
+
+	@Test
 	void aRefusedFirstAttemptRecordsNothingAndItsRetryApplies() {
 		withToken(5,
 				() -> this.jdbc.guardedUpdate("UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?", 8, "A-1"));
@@ -149,6 +161,29 @@ abstract class GuardedUpdateOnceContractTests {
 		});
 		assertThat(recorded(this.operation)).isNull();
 		assertThat(row("B-2")).containsEntry("quantity", 21);
+	}
+
+	@Test
+	void anErrorInTheWriteRecordsNothing() {
+		SqlTypeValue failing = new SqlTypeValue() {
+
+			@Override
+			public void setTypeValue(PreparedStatement statement, int index, int sqlType, String typeName) {
+				throw new AssertionError("An Error while the write runs");
+			}
+
+			@Override
+			public String toString() {
+				return "failing";
+			}
+
+		};
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> withToken(2, () -> this.jdbc.guardedUpdateOnce(this.operation,
+					"UPDATE " + this.stock + " SET quantity = ? WHERE sku = ?", failing, "A-1")));
+		assertThat(recorded(this.operation)).isNull();
+		assertThat(take(2, 3, "A-1")).isOne();
+		assertThat(row("A-1")).containsEntry("quantity", 7);
 	}
 
 	@Test
