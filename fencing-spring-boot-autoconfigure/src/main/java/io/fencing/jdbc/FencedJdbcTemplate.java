@@ -231,7 +231,7 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 			if (ownTransaction) {
 				connection.rollback();
 			}
-			else if (claimed) {
+			else if (claimed && !OperationLog.endedTheTransaction(ex)) {
 				try {
 					this.operations.forget(connection, operationId);
 				}

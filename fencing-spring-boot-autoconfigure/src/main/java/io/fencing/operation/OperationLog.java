@@ -108,6 +108,20 @@ public final class OperationLog {
 	}
 
 	/**
+	 * Whether {@code failure} ended the whole transaction (a deadlock, a serialization
+	 * failure): its claim is gone with it, and a removal would run in a new transaction,
+	 * where it could remove a concurrent attempt's record.
+	 */
+	public static boolean endedTheTransaction(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SQLException ex && ex.getSQLState() != null && ex.getSQLState().startsWith("40")) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Removes this transaction's claim of {@code operationId}, whose write failed, so
 	 * that a caller who goes on with its transaction does not commit it.
 	 */
@@ -125,8 +139,11 @@ public final class OperationLog {
 	 */
 	public int deleteAppliedBefore(Connection connection, Instant cutoff, int limit) throws SQLException {
 		String sql = (database(connection) == Database.MYSQL)
-				// MySQL and MariaDB cannot read the table a DELETE writes in a subquery.
-				? "DELETE FROM " + TABLE + " WHERE applied_at < ? LIMIT " + limit
+				// MySQL and MariaDB cannot read the table a DELETE writes in a subquery;
+				// the
+				// order keeps the statement deterministic for statement-based
+				// replication.
+				? "DELETE FROM " + TABLE + " WHERE applied_at < ? ORDER BY applied_at LIMIT " + limit
 				: "DELETE FROM " + TABLE + " WHERE operation_id IN (SELECT operation_id FROM " + TABLE
 						+ " WHERE applied_at < ? FETCH FIRST " + limit + " ROWS ONLY)";
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {

@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 /**
  * The digest that tells a replay from another write with the same operation id: it
- * compares the arguments' values, never their printed forms alone.
+ * compares the arguments' values, never their printed forms alone; and which failures
+ * took a claim away with their transaction.
  */
 class OperationDigestTests {
 
@@ -56,6 +57,16 @@ class OperationDigestTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> digest(3, new Object()))
 			.withMessageContaining("Argument 2 of the operation is a java.lang.Object, which has no value to compare")
 			.withMessageContaining("Nothing ran");
+	}
+
+	@Test
+	void aDeadlockOrSerializationFailureEndedTheTransactionOtherFailuresDidNot() {
+		assertThat(OperationLog.endedTheTransaction(new java.sql.SQLException("deadlock", "40001", 1213))).isTrue();
+		assertThat(OperationLog
+			.endedTheTransaction(new IllegalStateException(new java.sql.SQLException("deadlock detected", "40P01"))))
+			.isTrue();
+		assertThat(OperationLog.endedTheTransaction(new java.sql.SQLException("duplicate", "23505"))).isFalse();
+		assertThat(OperationLog.endedTheTransaction(new IllegalStateException("stale"))).isFalse();
 	}
 
 	private static String digest(Object... arguments) {
