@@ -63,6 +63,24 @@ public final class OperationLog {
 
 	private static final String FORGET = "DELETE FROM " + TABLE + " WHERE operation_id = ?";
 
+	/**
+	 * Whether a type's {@code toString} is its own rather than Object's: looked up once
+	 * per type, not per argument of every call.
+	 */
+	private static final ClassValue<Boolean> HAS_VALUE_TO_STRING = new ClassValue<>() {
+
+		@Override
+		protected Boolean computeValue(Class<?> type) {
+			try {
+				return type.getMethod("toString").getDeclaringClass() != Object.class;
+			}
+			catch (NoSuchMethodException ex) {
+				return false;
+			}
+		}
+
+	};
+
 	/** How many times a claim is tried when the attempt it waited for rolled back. */
 	private static final int CLAIM_ATTEMPTS = 3;
 
@@ -219,12 +237,7 @@ public final class OperationLog {
 	}
 
 	private static boolean hasValueToString(Class<?> type) {
-		try {
-			return type.getMethod("toString").getDeclaringClass() != Object.class;
-		}
-		catch (NoSuchMethodException ex) {
-			return false;
-		}
+		return HAS_VALUE_TO_STRING.get(type);
 	}
 
 	/**
