@@ -3,10 +3,11 @@ package io.fencing;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An operation was presented again and not applied again: the write with its id had been
- * applied before ({@code FencedJdbcTemplate.guardedUpdateOnce}), and its recorded result
- * was returned. Published on the thread that presented it, once its transaction decided
- * nothing ran; {@link #getLockName()} is the lock it was first applied under.
+ * An operation was presented again and not applied again: the write or work with its id
+ * had been applied before ({@code FencedJdbcTemplate.guardedUpdateOnce},
+ * {@code IdempotentOperations.applyOnce}), and its recorded result was returned.
+ * Published on the thread that presented it, once its transaction decided nothing ran;
+ * {@link #getLockName()} is the lock it was first applied under.
  */
 public class OperationReplayedEvent extends FencingEvent {
 
@@ -50,7 +51,10 @@ public class OperationReplayedEvent extends FencingEvent {
 		return this.replayToken;
 	}
 
-	/** The row count recorded when it was applied, returned again. */
+	/**
+	 * The row count recorded when it was applied, returned again by
+	 * {@code guardedUpdateOnce}; 0 for work of {@code applyOnce}.
+	 */
 	public int getRowCount() {
 		return this.rowCount;
 	}

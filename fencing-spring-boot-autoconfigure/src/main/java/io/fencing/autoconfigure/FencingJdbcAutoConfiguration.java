@@ -5,6 +5,7 @@ import java.time.Duration;
 import javax.sql.DataSource;
 
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.jdbc.IdempotentOperations;
 import io.fencing.operation.ExpiredOperations;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 
@@ -22,11 +23,12 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.util.StringUtils;
 
 /**
- * Auto-configuration of {@link FencedJdbcTemplate}. It runs before Boot's
- * {@code JdbcTemplateAutoConfiguration}, so the fenced template is also the application's
- * {@link JdbcTemplate} (with the {@code spring.jdbc.template.*} settings) rather than a
- * second one. With {@code fencing.enabled=false} the template still exists, so that the
- * application starts, and its guarded methods run their statements unguarded.
+ * Auto-configuration of {@link FencedJdbcTemplate} and {@link IdempotentOperations}. It
+ * runs before Boot's {@code JdbcTemplateAutoConfiguration}, so the fenced template is
+ * also the application's {@link JdbcTemplate} (with the {@code spring.jdbc.template.*}
+ * settings) rather than a second one. With {@code fencing.enabled=false} the template
+ * still exists, so that the application starts, and its guarded methods run their
+ * statements unguarded.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 		beforeName = "org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration")
@@ -74,6 +76,15 @@ public final class FencingJdbcAutoConfiguration {
 			jdbcProperties.ifAvailable((properties) -> applyTemplateSettings(template, properties.getTemplate()));
 			sqlExceptionTranslator.ifUnique(template::setExceptionTranslator);
 			return template;
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		IdempotentOperations idempotentOperations(DataSource dataSource,
+				ObjectProvider<SQLExceptionTranslator> sqlExceptionTranslator) {
+			JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+			sqlExceptionTranslator.ifUnique(jdbc::setExceptionTranslator);
+			return new IdempotentOperations(jdbc);
 		}
 
 		/** Removes the operations older than {@code fencing.operations.retention}. */

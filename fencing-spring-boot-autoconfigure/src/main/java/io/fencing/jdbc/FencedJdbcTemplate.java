@@ -65,6 +65,12 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 	private static final Log logger = LogFactory.getLog(FencedJdbcTemplate.class);
 
 	/**
+	 * The row count an operation's claim records before its write runs, so that only a
+	 * write that changed another number of rows costs a second statement.
+	 */
+	private static final int ROWS_OF_MOST_WRITES = 1;
+
+	/**
 	 * Rewritten statements, and refusals, so that a refused statement is not parsed
 	 * again.
 	 */
@@ -199,8 +205,7 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 
 	/**
 	 * Claims the operation and runs its write, in the connection's transaction or one of
-	 * its own; a claim whose write fails is removed, so that a caller who goes on with
-	 * its transaction does not commit it.
+	 * its own.
 	 */
 	private int once(Connection connection, String operationId, @Nullable FencingToken token, String digest,
 			SqlWork<Integer> write) throws SQLException {
@@ -208,18 +213,19 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 		if (ownTransaction) {
 			connection.setAutoCommit(false);
 		}
-		boolean claimed = false;
 		try {
-			OperationLog.Applied applied = this.operations.claim(connection, operationId, token, digest);
-			int rows;
-			if (applied != null) {
-				rows = replayed(applied, digest, token);
-			}
-			else {
-				claimed = true;
-				rows = write.run();
-				this.operations.recordRowCount(connection, operationId, rows);
-			}
+			int rows = this.operations.once(connection, operationId, token, digest, ROWS_OF_MOST_WRITES, () -> {
+				int changed = write.run();
+				if (changed != ROWS_OF_MOST_WRITES) {
+					this.operations.record(connection, operationId, changed, null);
+				}
+				return changed;
+			}, (applied) -> {
+				this.events.publish(new OperationReplayedEvent(this, operationId, applied.lockName(), applied.token(),
+						(token != null) ? token.value() : 0, applied.rowCount(),
+						(token != null) ? TokenBindings.taskNameOf(token) : null));
+				return applied.rowCount();
+			});
 			if (ownTransaction) {
 				connection.commit();
 			}
@@ -231,16 +237,6 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 			if (ownTransaction) {
 				connection.rollback();
 			}
-			else if (claimed && !OperationLog.endedTheTransaction(ex)) {
-				try {
-					this.operations.forget(connection, operationId);
-				}
-				catch (SQLException forgetFailure) {
-					// PostgreSQL ended the transaction with the failed statement: nothing
-					// of it commits.
-					ex.addSuppressed(forgetFailure);
-				}
-			}
 			throw ex;
 		}
 		finally {
@@ -248,23 +244,6 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 				connection.setAutoCommit(true);
 			}
 		}
-	}
-
-	private int replayed(OperationLog.Applied applied, String digest, @Nullable FencingToken token) {
-		if (!applied.digest().equals(digest)) {
-			throw new IllegalArgumentException("Operation '" + applied.operationId() + "' was applied with another "
-					+ "statement or other arguments" + by(applied) + "; an operation id names one write: give this "
-					+ "write an id of its own. Nothing ran");
-		}
-		this.events.publish(new OperationReplayedEvent(this, applied.operationId(), applied.lockName(), applied.token(),
-				(token != null) ? token.value() : 0, applied.rowCount(),
-				(token != null) ? TokenBindings.taskNameOf(token) : null));
-		return applied.rowCount();
-	}
-
-	private static String by(OperationLog.Applied applied) {
-		return applied.lockName().isEmpty() ? ""
-				: " (by lock '" + applied.lockName() + "' with token " + applied.token() + ")";
 	}
 
 	private int executeUpdate(Connection connection, String sql, Object[] arguments) throws SQLException {

@@ -14,6 +14,7 @@ import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.function.Function;
 
 import io.fencing.FencingToken;
 import org.jspecify.annotations.Nullable;
@@ -37,11 +38,8 @@ public final class OperationLog {
 	/** The longest operation id the table keeps. */
 	public static final int MAX_ID_LENGTH = 200;
 
-	/**
-	 * The row count a claim records before the write runs: the count of most writes, so
-	 * that only a write that changed another number of rows updates its record.
-	 */
-	public static final int ASSUMED_ROW_COUNT = 1;
+	/** The longest saved result the table keeps, in characters. */
+	public static final int MAX_RESULT_LENGTH = 1000;
 
 	private static final String COLUMNS = "operation_id, lock_name, token, row_count, digest, applied_at";
 
@@ -50,7 +48,7 @@ public final class OperationLog {
 	/** PostgreSQL: a duplicate key would abort the caller's transaction. */
 	private static final String INSERT_POSTGRESQL = INSERT + " ON CONFLICT (operation_id) DO NOTHING";
 
-	private static final String SELECT = "SELECT lock_name, token, row_count, digest FROM " + TABLE
+	private static final String SELECT = "SELECT lock_name, token, row_count, digest, result FROM " + TABLE
 			+ " WHERE operation_id = ?";
 
 	/**
@@ -59,7 +57,7 @@ public final class OperationLog {
 	 */
 	private static final String SELECT_MYSQL = SELECT + " LOCK IN SHARE MODE";
 
-	private static final String RECORD_ROWS = "UPDATE " + TABLE + " SET row_count = ? WHERE operation_id = ?";
+	private static final String RECORD = "UPDATE " + TABLE + " SET row_count = ?, result = ? WHERE operation_id = ?";
 
 	private static final String FORGET = "DELETE FROM " + TABLE + " WHERE operation_id = ?";
 
@@ -87,18 +85,54 @@ public final class OperationLog {
 	private volatile @Nullable Database database;
 
 	/**
-	 * Claims {@code operationId} for a write about to run in the connection's current
-	 * transaction, waiting for a concurrent attempt with the same id to end.
-	 * @param token the writer's token, {@code null} when fencing is off
-	 * @param digest {@link #digest} of the write
-	 * @return {@code null} when claimed by this call; the operation applied before
-	 * otherwise
+	 * Applies an operation once: claims {@code operationId} in the connection's current
+	 * transaction (waiting for a concurrent attempt with the same id to end) and runs
+	 * {@code application}, or, when the id was applied before with the same digest, runs
+	 * {@code replay} with its record. A claim whose application fails is removed, so that
+	 * a caller who goes on with its transaction does not commit it.
+	 * @param token the writer's token, {@code null} when there is none
+	 * @param digest {@link #digest} of the operation
+	 * @param assumedRowCount the row count the claim records; an application that changed
+	 * another number, or has a result, records it with {@link #record}
+	 * @throws IllegalArgumentException when the id was applied with another digest
 	 */
-	public @Nullable Applied claim(Connection connection, String operationId, @Nullable FencingToken token,
-			String digest) throws SQLException {
+	public <T> T once(Connection connection, String operationId, @Nullable FencingToken token, String digest,
+			int assumedRowCount, Application<T> application, Function<Applied, T> replay) throws SQLException {
+		Applied applied = claim(connection, operationId, token, digest, assumedRowCount);
+		if (applied != null) {
+			if (!applied.digest().equals(digest)) {
+				throw new IllegalArgumentException("Operation '" + operationId + "' was applied" + applied.by()
+						+ " as another write (another statement, other arguments or another request); an operation "
+						+ "id names one write: give this write an id of its own. Nothing ran");
+			}
+			return replay.apply(applied);
+		}
+		try {
+			return application.apply();
+		}
+		catch (Throwable ex) {
+			// Any failure, an Error too. After a deadlock or serialization failure the
+			// claim is gone with its transaction, and a removal would run in a new one,
+			// where it could remove a concurrent attempt's record.
+			if (!endedTheTransaction(ex)) {
+				try {
+					forget(connection, operationId);
+				}
+				catch (SQLException forgetFailure) {
+					// PostgreSQL ended the transaction with the failed statement:
+					// nothing of it commits.
+					ex.addSuppressed(forgetFailure);
+				}
+			}
+			throw ex;
+		}
+	}
+
+	private @Nullable Applied claim(Connection connection, String operationId, @Nullable FencingToken token,
+			String digest, int assumedRowCount) throws SQLException {
 		Database database = database(connection);
 		for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-			if (insertedOrMissingTable(connection, database, operationId, token, digest)) {
+			if (insertedOrMissingTable(connection, database, operationId, token, digest, assumedRowCount)) {
 				return null;
 			}
 			Applied applied = find(connection, database, operationId);
@@ -113,14 +147,22 @@ public final class OperationLog {
 				+ "SERIALIZABLE isolation). Retry the transaction; nothing was written");
 	}
 
-	/** Records the number of rows the claimed write changed, when not the assumed one. */
-	public void recordRowCount(Connection connection, String operationId, int rows) throws SQLException {
-		if (rows == ASSUMED_ROW_COUNT) {
-			return;
+	/**
+	 * Records what the claimed operation's application changed and returned, in its
+	 * transaction.
+	 * @param result the saved form of its result, {@code null} for none
+	 */
+	public void record(Connection connection, String operationId, int rowCount, @Nullable String result)
+			throws SQLException {
+		if (result != null && result.length() > MAX_RESULT_LENGTH) {
+			throw new IllegalArgumentException("The result of operation '" + operationId + "' has " + result.length()
+					+ " characters; the table " + TABLE + " keeps up to " + MAX_RESULT_LENGTH + ": return a key of "
+					+ "the result (an id) and read the rest from the database. Nothing was recorded");
 		}
-		try (PreparedStatement statement = connection.prepareStatement(RECORD_ROWS)) {
-			statement.setInt(1, rows);
-			statement.setString(2, operationId);
+		try (PreparedStatement statement = connection.prepareStatement(RECORD)) {
+			statement.setInt(1, rowCount);
+			statement.setString(2, result);
+			statement.setString(3, operationId);
 			statement.executeUpdate();
 		}
 	}
@@ -130,7 +172,7 @@ public final class OperationLog {
 	 * failure): its claim is gone with it, and a removal would run in a new transaction,
 	 * where it could remove a concurrent attempt's record.
 	 */
-	public static boolean endedTheTransaction(Throwable failure) {
+	static boolean endedTheTransaction(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
 			if (cause instanceof SQLException ex && ex.getSQLState() != null && ex.getSQLState().startsWith("40")) {
 				return true;
@@ -139,11 +181,7 @@ public final class OperationLog {
 		return false;
 	}
 
-	/**
-	 * Removes this transaction's claim of {@code operationId}, whose write failed, so
-	 * that a caller who goes on with its transaction does not commit it.
-	 */
-	public void forget(Connection connection, String operationId) throws SQLException {
+	private void forget(Connection connection, String operationId) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(FORGET)) {
 			statement.setString(1, operationId);
 			statement.executeUpdate();
@@ -264,14 +302,14 @@ public final class OperationLog {
 	}
 
 	private static boolean insertedOrMissingTable(Connection connection, Database database, String operationId,
-			@Nullable FencingToken token, String digest) throws SQLException {
+			@Nullable FencingToken token, String digest, int assumedRowCount) throws SQLException {
 		try {
-			return inserted(connection, database, operationId, token, digest);
+			return inserted(connection, database, operationId, token, digest, assumedRowCount);
 		}
 		catch (SQLException ex) {
 			if (isMissingTable(ex)) {
 				throw new InvalidDataAccessResourceUsageException("The table " + TABLE + " that records the operations "
-						+ "of guardedUpdateOnce is missing (" + ex.getMessage() + "). Create it with "
+						+ "applied once is missing (" + ex.getMessage() + "). Create it with "
 						+ "fencing.jdbc.initialize-schema=always (with the database token source), or run the DDL of "
 						+ "your database from the starter's jar: io/fencing/jdbc/schema-<postgresql|mariadb|mysql|h2>"
 						+ ".sql. Nothing was written", ex);
@@ -287,13 +325,13 @@ public final class OperationLog {
 	}
 
 	private static boolean inserted(Connection connection, Database database, String operationId,
-			@Nullable FencingToken token, String digest) throws SQLException {
+			@Nullable FencingToken token, String digest, int assumedRowCount) throws SQLException {
 		try (PreparedStatement statement = connection
 			.prepareStatement((database == Database.POSTGRESQL) ? INSERT_POSTGRESQL : INSERT)) {
 			statement.setString(1, operationId);
 			statement.setString(2, (token != null) ? token.lockName() : "");
 			statement.setLong(3, (token != null) ? token.value() : 0);
-			statement.setInt(4, ASSUMED_ROW_COUNT);
+			statement.setInt(4, assumedRowCount);
 			statement.setString(5, digest);
 			statement.setObject(6, utc(Instant.now()));
 			return statement.executeUpdate() == 1;
@@ -329,7 +367,8 @@ public final class OperationLog {
 				if (!row.next()) {
 					return null;
 				}
-				return new Applied(operationId, row.getString(1), row.getLong(2), row.getInt(3), row.getString(4));
+				return new Applied(operationId, row.getString(1), row.getLong(2), row.getInt(3), row.getString(4),
+						row.getString(5));
 			}
 		}
 	}
@@ -353,8 +392,23 @@ public final class OperationLog {
 	 * @param token that token, 0 without fencing
 	 * @param rowCount the number of rows its write changed
 	 * @param digest the {@link #digest} of its write
+	 * @param result the saved form of its result, {@code null} for none
 	 */
-	public record Applied(String operationId, String lockName, long token, int rowCount, String digest) {
+	public record Applied(String operationId, String lockName, long token, int rowCount, String digest,
+			@Nullable String result) {
+
+		/** Who applied it, for a message: empty without fencing. */
+		String by() {
+			return this.lockName.isEmpty() ? "" : " by lock '" + this.lockName + "' with token " + this.token;
+		}
+
+	}
+
+	/** The first application of an operation. */
+	@FunctionalInterface
+	public interface Application<T> {
+
+		T apply() throws SQLException;
 
 	}
 

@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS fencing_operations (
     token        BIGINT       NOT NULL,
     row_count    INT          NOT NULL,
     digest       CHAR(64)     NOT NULL,
+    result       VARCHAR(1000),
     applied_at   DATETIME(6)  NOT NULL,
     INDEX fencing_operations_applied_at (applied_at)
 ) ENGINE = InnoDB;

@@ -12,6 +12,7 @@ CREATE TABLE IF NOT EXISTS fencing_operations (
     token        BIGINT       NOT NULL,
     row_count    INT          NOT NULL,
     digest       CHAR(64)     NOT NULL,
+    result       VARCHAR(1000),
     applied_at   TIMESTAMP    NOT NULL
 );
 CREATE INDEX IF NOT EXISTS fencing_operations_applied_at ON fencing_operations (applied_at);

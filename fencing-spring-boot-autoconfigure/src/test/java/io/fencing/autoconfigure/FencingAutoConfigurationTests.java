@@ -15,6 +15,7 @@ import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
 import io.fencing.lock.redisson.RedissonFencedLocks;
+import io.fencing.jdbc.IdempotentOperations;
 import io.fencing.operation.ExpiredOperations;
 import io.fencing.testsupport.TestServices;
 import io.fencing.token.redis.AcceptedTokens;
@@ -41,6 +42,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.DataRetrievalFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.transaction.annotation.Transactional;
@@ -73,6 +76,14 @@ class FencingAutoConfigurationTests {
 			ExpiredOperations expired = context.getBean(ExpiredOperations.class);
 			assertThat(expired.isRunning()).isTrue();
 			assertThat(expired.retention()).isEqualTo(Duration.ofMinutes(90));
+			IdempotentOperations operations = context.getBean(IdempotentOperations.class);
+			TransactionTemplate transactions = new TransactionTemplate(
+					context.getBean(PlatformTransactionManager.class));
+			for (int i = 0; i < 2; i++) {
+				assertThat(transactions
+					.<UUID>execute((status) -> operations.applyOnce("schema-check", UUID.class, UUID::randomUUID)))
+					.isEqualTo(jdbc.queryForObject("SELECT result FROM fencing_operations", UUID.class));
+			}
 		});
 		// Redis tokens: no schema is created; the removal finds no table and waits.
 		this.contextRunner.withPropertyValues("fencing.token-source=redis").run((context) -> {

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 import javax.sql.DataSource;
@@ -27,6 +28,8 @@ import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.FencingContext;
 import io.fencing.fence.FenceRefusals;
+import io.fencing.jdbc.IdempotentOperations;
+import io.fencing.token.JdbcTokenSource;
 import io.fencing.jdbc.UnfencedWrites;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
@@ -63,7 +66,9 @@ import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.data.jpa.repository.JpaRepository;
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -118,6 +123,40 @@ abstract class FencedEntityContractTests {
 	@Test
 	void theReferenceTimelineThroughARepositoryWithBatching() {
 		this.contextRunner.withPropertyValues(BATCHING).run(this::playReferenceTimeline);
+	}
+
+	@Test
+	void workThroughARepositoryIsAppliedOnceInTheJpaTransaction() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			DataSource dataSource = context.getBean(DataSource.class);
+			new ResourceDatabasePopulator(new ClassPathResource(
+					"io/fencing/jdbc/schema-" + JdbcTokenSource.schemaPlatform(dataSource) + ".sql"))
+				.execute(dataSource);
+			IdempotentOperations operations = new IdempotentOperations(new JdbcTemplate(dataSource));
+			PlainStocks stocks = context.getBean(PlainStocks.class);
+			TransactionTemplate transactions = new TransactionTemplate(
+					context.getBean(PlatformTransactionManager.class));
+			String operation = "jpa-" + UUID.randomUUID();
+			AtomicLong runs = new AtomicLong();
+			Supplier<String> work = () -> {
+				runs.incrementAndGet();
+				return stocks.save(new PlainStock("N-" + runs.get(), 5)).getSku();
+			};
+			// Rolled back: neither the entity nor the record is kept.
+			transactions.executeWithoutResult((status) -> {
+				assertThat(operations.applyOnce(operation, String.class, work)).isEqualTo("N-1");
+				status.setRollbackOnly();
+			});
+			assertThat(stocks.count()).isZero();
+			assertThat(transactions.<String>execute((status) -> operations.applyOnce(operation, String.class, work)))
+				.isEqualTo("N-2");
+			assertThat(transactions.<String>execute((status) -> operations.applyOnce(operation, String.class, work)))
+				.isEqualTo("N-2");
+			assertThat(runs).hasValue(2);
+			assertThat(stocks.findAll()).extracting(PlainStock::getSku).containsExactly("N-2");
+			new JdbcTemplate(dataSource).update("DELETE FROM fencing_operations WHERE operation_id = ?", operation);
+		});
 	}
 
 	private void playReferenceTimeline(AssertableApplicationContext context) {

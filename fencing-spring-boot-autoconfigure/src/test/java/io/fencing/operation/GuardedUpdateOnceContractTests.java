@@ -13,13 +13,10 @@ import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
-import io.fencing.FencingToken;
 import io.fencing.OperationReplayedEvent;
 import io.fencing.StaleWriterException;
-import io.fencing.context.TokenBindings;
-import io.fencing.context.TokenBindings.Acquisition;
-import io.fencing.context.TokenBindings.Binding;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.testsupport.BoundTokens;
 import io.fencing.token.JdbcTokenSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -117,8 +114,8 @@ abstract class GuardedUpdateOnceContractTests {
 	void theSameIdWithAnotherWriteIsRefusedNamingTheId() {
 		take(2, 3, "A-1");
 		assertThatIllegalArgumentException().isThrownBy(() -> take(2, 4, "A-1"))
-			.withMessageContaining("Operation '" + this.operation + "' was applied with another statement or other "
-					+ "arguments (by lock 'stock-sync' with token 2)");
+			.withMessageContaining("Operation '" + this.operation + "' was applied by lock 'stock-sync' with token 2 "
+					+ "as another write (another statement, other arguments or another request)");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> withToken(2,
 					() -> this.jdbc.guardedUpdateOnce(this.operation,
@@ -286,13 +283,7 @@ abstract class GuardedUpdateOnceContractTests {
 	}
 
 	private static <T> T withToken(long token, Supplier<T> work) {
-		Binding previous = TokenBindings.bind(new Acquisition(new FencingToken(LOCK, token)));
-		try {
-			return work.get();
-		}
-		finally {
-			TokenBindings.restore(previous);
-		}
+		return BoundTokens.withToken(LOCK, token, work);
 	}
 
 	private TransactionTemplate transactions() {
