@@ -150,6 +150,18 @@ public final class Benchmarks {
 				"GuardedWriteBenchmarks.handWrittenFencedUpdate", Figures::jvmCpu, "(context)");
 		ratios.add("guardedUpdate / plainUpdate, time per call", "GuardedWriteBenchmarks.guardedUpdate",
 				"GuardedWriteBenchmarks.plainUpdate", Figures::median, "(context)");
+		ratios.add("guardedUpdateOnce first application / guardedUpdate, time per call",
+				"OperationBenchmarks.guardedUpdateOnceFirstApplication", "OperationBenchmarks.guardedUpdate",
+				Figures::median, "(context)");
+		ratios.add("guardedUpdateOnce first application - guardedUpdate, round trips per call",
+				"OperationBenchmarks.guardedUpdateOnceFirstApplication", "OperationBenchmarks.guardedUpdate",
+				Figures::roundTrips, "<= +1", true);
+		ratios.add("guardedUpdateOnce replay / guardedUpdate, time per call",
+				"OperationBenchmarks.guardedUpdateOnceReplay", "OperationBenchmarks.guardedUpdate", Figures::median,
+				"< 1.00");
+		ratios.add("guardedUpdateOnce replay / guardedUpdate, JVM CPU per call",
+				"OperationBenchmarks.guardedUpdateOnceReplay", "OperationBenchmarks.guardedUpdate", Figures::jvmCpu,
+				"< 1.00");
 		ratios.add("fenced entity / plain entity, repository update, time per call",
 				"FencedEntityBenchmarks.fencedEntityUpdate", "FencedEntityBenchmarks.plainEntityUpdate",
 				Figures::median, "<= 1.05");
@@ -162,10 +174,19 @@ public final class Benchmarks {
 	private record Ratios(Map<String, Figures> figures, Map<String, List<Double>> overRuns) {
 
 		void add(String ratio, String measured, String baseline, ToDoubleFunction<Figures> figure, String target) {
+			add(ratio, measured, baseline, figure, target, false);
+		}
+
+		/**
+		 * A ratio, or with {@code difference} the measured figure less the baseline's.
+		 */
+		void add(String ratio, String measured, String baseline, ToDoubleFunction<Figures> figure, String target,
+				boolean difference) {
 			Figures top = this.figures.get(measured);
 			Figures bottom = this.figures.get(baseline);
 			if (top != null && bottom != null) {
-				double value = figure.applyAsDouble(top) / figure.applyAsDouble(bottom);
+				double value = difference ? figure.applyAsDouble(top) - figure.applyAsDouble(bottom)
+						: figure.applyAsDouble(top) / figure.applyAsDouble(bottom);
 				System.out.println(String.format(Locale.ROOT, "| %s | %.2f | %s |", ratio, value, target));
 				this.overRuns.computeIfAbsent(ratio, (key) -> new ArrayList<>()).add(value);
 			}

@@ -8,8 +8,9 @@ import org.springframework.jdbc.core.DataClassRowMapper;
 import org.springframework.stereotype.Repository;
 
 /**
- * The stock table. Writes go through {@link FencedJdbcTemplate#guardedUpdate}, so each
- * one carries the fencing token of the job that makes it.
+ * The stock table. Writes go through {@link FencedJdbcTemplate#guardedUpdate} and
+ * {@link FencedJdbcTemplate#guardedUpdateOnce}, so each one carries the fencing token of
+ * the job that makes it.
  */
 @Repository
 public class StockRepository {
@@ -25,6 +26,15 @@ public class StockRepository {
 	/** Sets a quantity with the token of the running {@code @FencedTask}. */
 	public int updateQuantity(String sku, int quantity) {
 		return this.jdbc.guardedUpdate("UPDATE stock SET quantity = ? WHERE sku = ?", quantity, sku);
+	}
+
+	/**
+	 * Applies a supplier's change with the token of the running {@code @FencedTask}, at
+	 * most once per change id: delivered again, it changes nothing.
+	 */
+	public int applyDelta(SupplierFeed.Delta delta) {
+		return this.jdbc.guardedUpdateOnce(delta.id(), "UPDATE stock SET quantity = quantity + ? WHERE sku = ?",
+				delta.change(), delta.sku());
 	}
 
 	public List<Stock> findAll() {

@@ -33,8 +33,8 @@ public class StockSyncJob {
 	public void sync() {
 		long token = FencingContext.current().value();
 		try {
-			for (SupplierFeed.Quantity quantity : this.feed.next()) {
-				this.stock.updateQuantity(quantity.sku(), quantity.quantity());
+			for (SupplierFeed.Delta delta : this.feed.next()) {
+				this.stock.applyDelta(delta);
 			}
 			logger.info("stock-sync applied the feed with token {}", token);
 		}

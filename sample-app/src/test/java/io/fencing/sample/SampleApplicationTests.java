@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.fencing.sample.replay.ReplayResult;
+import io.fencing.sample.replay.ReplayResult.Redelivery;
 import io.fencing.sample.replay.ReplayWorkers;
 import io.fencing.sample.replay.TimelineReplay;
 import org.junit.jupiter.api.Test;
@@ -53,6 +54,7 @@ class SampleApplicationTests {
 		assertThat(result.fencedQuantity()).isEqualTo(9);
 		assertThat(result.fencedLastToken()).isEqualTo(result.tokenB());
 		assertThat(result.unfencedQuantity()).isEqualTo(5);
+		assertThat(result.redelivery()).isEqualTo(new Redelivery(8, false, 6));
 		assertThat(result.lines()).anyMatch((line) -> line.contains("before expiry: held by A"))
 			.anyMatch((line) -> line.contains("new owner: a=" + result.tokenA() + " b=" + result.tokenB()))
 			.anyMatch((line) -> line.contains("with fence: stock=9 last_token=" + result.tokenB()))

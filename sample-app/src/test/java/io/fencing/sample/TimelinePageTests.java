@@ -101,6 +101,9 @@ class TimelinePageTests {
 		assertThat(label(browser, "A", "lease-expired")).startsWith("A's lease expired (token " + last.tokenA());
 		assertThat(outcome(browser, "fenced")).containsExactly("9", String.valueOf(last.tokenB()));
 		assertThat(outcome(browser, "unfenced")).containsExactly("5");
+		assertThat(outcome(browser, "redelivered")).containsExactly("8", "6");
+		assertThat(browser.findElement(By.cssSelector("#timeline .result.redelivered")).getText())
+			.contains("already applied, nothing changed");
 		assertThat(labelsOutsideTheirLane(browser)).isEmpty();
 		assertThat(browser.findElement(By.cssSelector(".expired")).isDisplayed()).as("A's hold past its lease is drawn")
 			.isTrue();
@@ -139,14 +142,14 @@ class TimelinePageTests {
 	}
 
 	@Test
-	void atADesktopWindowSizeBothOutcomesAreAboveTheFold() {
+	void atADesktopWindowSizeEveryOutcomeIsAboveTheFold() {
 		browser.manage().window().setSize(new Dimension(1280, 900));
 		try {
 			browser.get(page());
 			assertThat(replayNumber(browser)).isPositive();
 			long fold = (Long) browser.executeScript("return window.innerHeight");
 			assertThat(fold).as("the height the window shows").isPositive().isLessThanOrEqualTo(900);
-			for (String kind : List.of("fenced", "unfenced")) {
+			for (String kind : List.of("fenced", "unfenced", "redelivered")) {
 				Number bottom = (Number) browser.executeScript("return document.querySelector('#timeline .result."
 						+ kind + "').getBoundingClientRect().bottom");
 				assertThat(bottom.doubleValue()).as("the bottom of the %s box, unscrolled", kind)
@@ -163,8 +166,10 @@ class TimelinePageTests {
 		browser.get(page());
 		assertThat(browser.findElement(By.cssSelector("#timeline .result.fenced")).getText()).contains("R-1");
 		assertThat(browser.findElement(By.cssSelector("#timeline .result.unfenced")).getText()).contains("R-2");
+		assertThat(browser.findElement(By.cssSelector("#timeline .result.redelivered")).getText()).contains("R-3")
+			.contains("R-4");
 		assertThat(browser.findElement(By.id("stock-rows-explained")).getText())
-			.contains("R-1 and R-2 are the replay's rows")
+			.contains("R-1 to R-4 are the replay's rows")
 			.contains("A-1, B-2 and C-3");
 	}
 
@@ -178,6 +183,7 @@ class TimelinePageTests {
 			assertThat(label(noScript, "A", "refused")).endsWith("is older than accepted token " + last.tokenB());
 			assertThat(outcome(noScript, "fenced")).containsExactly("9", String.valueOf(last.tokenB()));
 			assertThat(outcome(noScript, "unfenced")).containsExactly("5");
+			assertThat(outcome(noScript, "redelivered")).containsExactly("8", "6");
 			assertThat(noScript.findElement(By.id("replay-button")).isDisplayed()).as("the button needs JavaScript")
 				.isFalse();
 			assertThat(noScript.findElement(By.tagName("body")).getText())

@@ -18,7 +18,22 @@ import org.jspecify.annotations.Nullable;
  * @param fencedQuantity the quantity after the fenced run
  * @param fencedLastToken the token stored with it
  * @param unfencedQuantity the quantity after the same steps with a plain UPDATE
+ * @param redelivery B's change delivered twice, with its id and without
  */
 public record ReplayResult(int number, Instant startedAt, List<ReplayEvent> events, List<String> lines, long tokenA,
-		long tokenB, @Nullable String staleWrite, int fencedQuantity, long fencedLastToken, int unfencedQuantity) {
+		long tokenB, @Nullable String staleWrite, int fencedQuantity, long fencedLastToken, int unfencedQuantity,
+		Redelivery redelivery) {
+
+	/**
+	 * A change of 2 taken from two rows at 10, then delivered again.
+	 *
+	 * @param withIdQuantity the quantity of the row it was applied to once per id, after
+	 * the second delivery
+	 * @param secondDeliveryChanged whether the second delivery with the id changed that
+	 * row
+	 * @param withoutIdQuantity the quantity of the row it was applied to without an id
+	 */
+	public record Redelivery(int withIdQuantity, boolean secondDeliveryChanged, int withoutIdQuantity) {
+	}
+
 }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +17,8 @@ import io.fencing.StaleWriterException;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.sample.Stock;
 import io.fencing.sample.StockRepository;
+import io.fencing.sample.SupplierFeed;
+import io.fencing.sample.replay.ReplayResult.Redelivery;
 import io.fencing.sample.replay.ReplayEvent.Kind;
 import io.fencing.sample.replay.ReplayEvent.Owner;
 import org.jspecify.annotations.Nullable;
@@ -30,7 +33,8 @@ import org.springframework.stereotype.Component;
  * Replays the reference timeline live, with two workers of this process on the real lock:
  * A takes {@code stock-sync} and pauses past its lease, B takes over and writes, A wakes
  * up and its write is refused by the database, B writes again. Then the same steps with a
- * plain UPDATE, to show the lost update the fence prevents. Each step is kept as a
+ * plain UPDATE, to show the lost update the fence prevents, and a change of B's delivered
+ * twice, with its id and without, to show the write applied once. Each step is kept as a
  * {@link ReplayEvent}, for the timeline page.
  */
 @Component
@@ -41,6 +45,12 @@ public class TimelineReplay {
 	private static final String FENCED_SKU = "R-1";
 
 	private static final String UNFENCED_SKU = "R-2";
+
+	private static final String ONCE_SKU = "R-3";
+
+	private static final String TWICE_SKU = "R-4";
+
+	private static final String TAKE = "UPDATE stock SET quantity = quantity + ? WHERE sku = ?";
 
 	private final ReplayWorkers workers;
 
@@ -108,7 +118,9 @@ public class TimelineReplay {
 		// Demo set-up, not a protected write: both rows start at 10. The token column is
 		// left as it is: a token accepted in storage must never go back, or a stale owner
 		// could write again.
-		this.jdbc.update("UPDATE stock SET quantity = 10 WHERE sku IN (?, ?)", FENCED_SKU, UNFENCED_SKU);
+		this.jdbc.update("UPDATE stock SET quantity = 10 WHERE sku IN (?, ?, ?, ?)", FENCED_SKU, UNFENCED_SKU, ONCE_SKU,
+				TWICE_SKU);
+		AtomicReference<Redelivery> redelivery = new AtomicReference<>();
 
 		CountDownLatch aHolds = new CountDownLatch(1);
 		CountDownLatch aWakes = new CountDownLatch(1);
@@ -176,6 +188,7 @@ public class TimelineReplay {
 			this.stock.updateQuantity(FENCED_SKU, 9);
 			steps.wrote(Owner.B, token, 9);
 			steps.say("B wrote stock=9 with token %d again: accepted (equal token)", token);
+			redelivery.set(deliverTwice(steps));
 		});
 		bWroteAgain.countDown();
 		if (tokenB == null) {
@@ -195,9 +208,29 @@ public class TimelineReplay {
 
 		ReplayResult result = new ReplayResult(++this.replays, steps.startedAt, steps.events(), steps.lines(),
 				tokenA.get().value(), tokenB.value(), staleWrite.get(), fenced.quantity(), fenced.lastToken(),
-				unfenced.quantity());
+				unfenced.quantity(), redelivery.get());
 		this.last = result;
 		return result;
+	}
+
+	/**
+	 * B's change delivered twice, as a feed does when an acknowledgement is lost: once
+	 * per change id to one row, and without the id to another.
+	 */
+	private Redelivery deliverTwice(Steps steps) {
+		SupplierFeed.Delta delta = new SupplierFeed.Delta("replay-" + UUID.randomUUID(), ONCE_SKU, -2);
+		this.stock.applyDelta(delta);
+		int afterFirst = this.stock.find(ONCE_SKU).quantity();
+		this.stock.applyDelta(delta);
+		int afterSecond = this.stock.find(ONCE_SKU).quantity();
+		steps.say("B applied change %s (take 2) with its id, twice: stock=%d, %s", delta.id(), afterSecond,
+				(afterFirst == afterSecond) ? "already applied, nothing changed" : "applied twice");
+		// The same change without an id, deliberately: applied on each delivery.
+		this.jdbc.guardedUpdate(TAKE, -2, TWICE_SKU);
+		this.jdbc.guardedUpdate(TAKE, -2, TWICE_SKU);
+		int withoutId = this.stock.find(TWICE_SKU).quantity();
+		steps.say("the same change without an id, twice: stock=%d (applied twice)", withoutId);
+		return new Redelivery(afterSecond, afterFirst != afterSecond, withoutId);
 	}
 
 	/**
