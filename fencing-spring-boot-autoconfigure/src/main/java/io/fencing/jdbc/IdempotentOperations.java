@@ -22,6 +22,7 @@ import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
 
 /**
  * Runs work at most once per operation id, in the caller's transaction: JPA repositories,
@@ -94,7 +95,10 @@ public class IdempotentOperations implements ApplicationEventPublisherAware {
 			Supplier<? extends @Nullable T> work) {
 		OperationLog.checkId(operationId);
 		SavedResults.checkSaved(resultType);
-		String digest = OperationLog.digest(WORK, request.toArray());
+		// The result type too: a replay reads the saved result as the type it was saved
+		// as.
+		String digest = OperationLog.digest(
+				WORK + " returning " + ClassUtils.resolvePrimitiveIfNecessary(resultType).getName(), request.toArray());
 		// Without a connection the transaction holds, the record would commit apart from
 		// the work: a transaction of another DataSource, or a JPA one that does not
 		// expose its connection.

@@ -192,6 +192,11 @@ abstract class IdempotentOperationsContractTests {
 						() -> operations.applyOnce(this.operation, List.of("A-1", 4), Long.class, () -> take(jdbc, 4))))
 				.withMessageContaining("Operation '" + this.operation + "' was applied by lock 'stock-sync' with "
 						+ "token 2 as another write");
+			// The same id whose result is read as another type.
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> inTransaction(context,
+						() -> operations.applyOnce(this.operation, List.of("A-1", 3), UUID.class, UUID::randomUUID)))
+				.withMessageContaining(this.operation);
 			// An id that guardedUpdateOnce applied names its statement, not work.
 			String update = this.operation + "-update";
 			FencedJdbcTemplate fenced = context.getBean(FencedJdbcTemplate.class);
