@@ -45,8 +45,17 @@ public final class OperationLog {
 
 	private static final String INSERT = "INSERT INTO " + TABLE + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)";
 
-	/** PostgreSQL: a duplicate key would abort the caller's transaction. */
-	private static final String INSERT_POSTGRESQL = INSERT + " ON CONFLICT (operation_id) DO NOTHING";
+	/**
+	 * PostgreSQL: the claim, or else the record, in one statement (a duplicate key would
+	 * abort the caller's transaction). Its read shares the statement's snapshot, so a
+	 * record a concurrent attempt committed while the claim waited for it is read by the
+	 * next attempt.
+	 */
+	private static final String CLAIM_OR_FIND_POSTGRESQL = "WITH claimed AS (" + INSERT
+			+ " ON CONFLICT (operation_id) DO NOTHING RETURNING 1) "
+			+ "SELECT TRUE, NULL, NULL, NULL, NULL, NULL FROM claimed UNION ALL "
+			+ "SELECT FALSE, lock_name, token, row_count, digest, result FROM " + TABLE
+			+ " WHERE operation_id = ? AND NOT EXISTS (SELECT 1 FROM claimed)";
 
 	private static final String SELECT = "SELECT lock_name, token, row_count, digest, result FROM " + TABLE
 			+ " WHERE operation_id = ?";
@@ -132,14 +141,15 @@ public final class OperationLog {
 			String digest, int assumedRowCount) throws SQLException {
 		Database database = database(connection);
 		for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-			if (insertedOrMissingTable(connection, database, operationId, token, digest, assumedRowCount)) {
+			Attempt claim = attemptOrMissingTable(connection, database, operationId, token, digest, assumedRowCount);
+			if (claim.claimed()) {
 				return null;
 			}
-			Applied applied = find(connection, database, operationId);
-			if (applied != null) {
-				return applied;
+			if (claim.applied() != null) {
+				return claim.applied();
 			}
-			// The attempt it waited for rolled back since: claim again.
+			// The attempt it waited for rolled back since, or committed after this
+			// statement's snapshot: claim again.
 		}
 		throw new IllegalStateException("Operation '" + operationId + "' could not be claimed: " + CLAIM_ATTEMPTS
 				+ " attempts found it taken but could not read its record: another attempt with this id rolled back "
@@ -301,10 +311,16 @@ public final class OperationLog {
 		digest.update(bytes);
 	}
 
-	private static boolean insertedOrMissingTable(Connection connection, Database database, String operationId,
+	private static Attempt attemptOrMissingTable(Connection connection, Database database, String operationId,
 			@Nullable FencingToken token, String digest, int assumedRowCount) throws SQLException {
 		try {
-			return inserted(connection, database, operationId, token, digest, assumedRowCount);
+			if (database == Database.POSTGRESQL) {
+				return claimOrFindOnPostgresql(connection, operationId, token, digest, assumedRowCount);
+			}
+			if (inserted(connection, operationId, token, digest, assumedRowCount)) {
+				return Attempt.CLAIMED;
+			}
+			return new Attempt(false, find(connection, database, operationId));
 		}
 		catch (SQLException ex) {
 			if (isMissingTable(ex)) {
@@ -324,25 +340,46 @@ public final class OperationLog {
 		return "42P01".equals(state) || "42S02".equals(state) || "42S04".equals(state) || "42102".equals(state);
 	}
 
-	private static boolean inserted(Connection connection, Database database, String operationId,
-			@Nullable FencingToken token, String digest, int assumedRowCount) throws SQLException {
-		try (PreparedStatement statement = connection
-			.prepareStatement((database == Database.POSTGRESQL) ? INSERT_POSTGRESQL : INSERT)) {
-			statement.setString(1, operationId);
-			statement.setString(2, (token != null) ? token.lockName() : "");
-			statement.setLong(3, (token != null) ? token.value() : 0);
-			statement.setInt(4, assumedRowCount);
-			statement.setString(5, digest);
-			statement.setObject(6, utc(Instant.now()));
+	private static boolean inserted(Connection connection, String operationId, @Nullable FencingToken token,
+			String digest, int assumedRowCount) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(INSERT)) {
+			setClaim(statement, operationId, token, digest, assumedRowCount);
 			return statement.executeUpdate() == 1;
 		}
 		catch (SQLException ex) {
-			if (database != Database.POSTGRESQL && isDuplicateKey(ex)) {
+			if (isDuplicateKey(ex)) {
 				// MySQL, MariaDB and H2 go on with the transaction after it.
 				return false;
 			}
 			throw ex;
 		}
+	}
+
+	private static Attempt claimOrFindOnPostgresql(Connection connection, String operationId,
+			@Nullable FencingToken token, String digest, int assumedRowCount) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(CLAIM_OR_FIND_POSTGRESQL)) {
+			setClaim(statement, operationId, token, digest, assumedRowCount);
+			statement.setString(7, operationId);
+			try (ResultSet row = statement.executeQuery()) {
+				if (!row.next()) {
+					return Attempt.NEITHER;
+				}
+				if (row.getBoolean(1)) {
+					return Attempt.CLAIMED;
+				}
+				return new Attempt(false, applied(operationId, row, 2));
+			}
+		}
+	}
+
+	private static void setClaim(PreparedStatement statement, String operationId, @Nullable FencingToken token,
+			String digest, int assumedRowCount) throws SQLException {
+		statement.setString(1, operationId);
+		statement.setString(2, (token != null) ? token.lockName() : "");
+		statement.setLong(3, (token != null) ? token.value() : 0);
+		statement.setInt(4, assumedRowCount);
+		statement.setString(5, digest);
+		statement.setObject(6, utc(Instant.now()));
 	}
 
 	/**
@@ -367,10 +404,15 @@ public final class OperationLog {
 				if (!row.next()) {
 					return null;
 				}
-				return new Applied(operationId, row.getString(1), row.getLong(2), row.getInt(3), row.getString(4),
-						row.getString(5));
+				return applied(operationId, row, 1);
 			}
 		}
+	}
+
+	/** The record in the columns of {@code row} from {@code first} on. */
+	private static Applied applied(String operationId, ResultSet row, int first) throws SQLException {
+		return new Applied(operationId, row.getString(first), row.getLong(first + 1), row.getInt(first + 2),
+				row.getString(first + 3), row.getString(first + 4));
 	}
 
 	private Database database(Connection connection) throws SQLException {
@@ -401,6 +443,18 @@ public final class OperationLog {
 		String by() {
 			return this.lockName.isEmpty() ? "" : " by lock '" + this.lockName + "' with token " + this.token;
 		}
+
+	}
+
+	/**
+	 * What one attempt to claim an id found: claimed by it, applied before, or neither
+	 * (the attempt it waited for rolled back).
+	 */
+	private record Attempt(boolean claimed, @Nullable Applied applied) {
+
+		static final Attempt CLAIMED = new Attempt(true, null);
+
+		static final Attempt NEITHER = new Attempt(false, null);
 
 	}
 
