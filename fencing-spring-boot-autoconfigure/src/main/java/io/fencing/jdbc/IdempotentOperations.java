@@ -2,7 +2,9 @@ package io.fencing.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -42,6 +44,9 @@ public class IdempotentOperations implements ApplicationEventPublisherAware {
 
 	/** Set apart from any SQL statement, so that an id cannot name both kinds. */
 	private static final String WORK = "work applied once";
+
+	/** The ids whose work runs on this thread, to refuse one applied inside itself. */
+	private static final ThreadLocal<Set<String>> APPLYING = ThreadLocal.withInitial(HashSet::new);
 
 	private final OperationLog operations = new OperationLog();
 
@@ -106,23 +111,39 @@ public class IdempotentOperations implements ApplicationEventPublisherAware {
 				|| !TransactionSynchronizationManager.hasResource(this.dataSource)) {
 			throw notInATransaction(operationId);
 		}
-		@Nullable FencingToken token = FencingContext.find().orElse(null);
-		return this.jdbc.execute((ConnectionCallback<@Nullable T>) (connection) -> {
-			checkInTheTransaction(connection, operationId);
-			return this.operations.once(connection, operationId, token, digest, 0, () -> {
-				T result = work.get();
-				String saved = SavedResults.write(result);
-				if (saved != null) {
-					this.operations.record(connection, operationId, 0, saved);
-				}
-				return result;
-			}, (applied) -> {
-				this.events.publish(new OperationReplayedEvent(this, operationId, applied.lockName(), applied.token(),
-						(token != null) ? token.value() : 0, applied.rowCount(),
-						(token != null) ? TokenBindings.taskNameOf(token) : null));
-				return SavedResults.read(applied.result(), resultType);
+		if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
+			throw new IllegalStateException("Operation '" + operationId + "' cannot be applied in a read-only "
+					+ "transaction: applyOnce records the id, a replay too. Call it in a read-write transaction. "
+					+ "Nothing ran");
+		}
+		Set<String> applying = APPLYING.get();
+		if (!applying.add(operationId)) {
+			throw new IllegalStateException("Operation '" + operationId + "' is being applied by this thread "
+					+ "already: applyOnce was called again with its id inside its own work. Give the inner work an "
+					+ "id of its own. Nothing ran");
+		}
+		try {
+			@Nullable FencingToken token = FencingContext.find().orElse(null);
+			return this.jdbc.execute((ConnectionCallback<@Nullable T>) (connection) -> {
+				checkInTheTransaction(connection, operationId);
+				return this.operations.once(connection, operationId, token, digest, 0, true, () -> {
+					T result = work.get();
+					String saved = SavedResults.write(result);
+					if (saved != null) {
+						this.operations.record(connection, operationId, 0, saved);
+					}
+					return result;
+				}, (applied) -> {
+					this.events.publish(new OperationReplayedEvent(this, operationId, applied.lockName(),
+							applied.token(), (token != null) ? token.value() : 0, applied.rowCount(),
+							(token != null) ? TokenBindings.taskNameOf(token) : null));
+					return SavedResults.read(operationId, applied.result(), resultType);
+				});
 			});
-		});
+		}
+		finally {
+			applying.remove(operationId);
+		}
 	}
 
 	/**

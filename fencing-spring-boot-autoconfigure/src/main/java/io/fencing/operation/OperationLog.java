@@ -7,13 +7,20 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.lang.reflect.Method;
+import java.lang.reflect.RecordComponent;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 import io.fencing.FencingToken;
@@ -38,7 +45,7 @@ public final class OperationLog {
 	/** The longest operation id the table keeps. */
 	public static final int MAX_ID_LENGTH = 200;
 
-	/** The longest saved result the table keeps, in characters. */
+	/** The longest saved result the table keeps, in UTF-16 characters. */
 	public static final int MAX_RESULT_LENGTH = 1000;
 
 	private static final String COLUMNS = "operation_id, lock_name, token, row_count, digest, applied_at";
@@ -107,6 +114,18 @@ public final class OperationLog {
 	 */
 	public <T> T once(Connection connection, String operationId, @Nullable FencingToken token, String digest,
 			int assumedRowCount, Application<T> application, Function<Applied, T> replay) throws SQLException {
+		return once(connection, operationId, token, digest, assumedRowCount, false, application, replay);
+	}
+
+	/**
+	 * {@link #once(Connection, String, FencingToken, String, int, Application, Function)},
+	 * where the application may write several statements: with {@code savepoint}, a
+	 * savepoint taken after the claim undoes what a failed application wrote before the
+	 * claim is removed, and tells whether the transaction is still alive.
+	 */
+	public <T> T once(Connection connection, String operationId, @Nullable FencingToken token, String digest,
+			int assumedRowCount, boolean savepoint, Application<T> application, Function<Applied, T> replay)
+			throws SQLException {
 		Applied applied = claim(connection, operationId, token, digest, assumedRowCount);
 		if (applied != null) {
 			if (!applied.digest().equals(digest)) {
@@ -116,6 +135,7 @@ public final class OperationLog {
 			}
 			return replay.apply(applied);
 		}
+		Savepoint beforeApplication = savepoint ? connection.setSavepoint() : null;
 		try {
 			return application.apply();
 		}
@@ -123,7 +143,7 @@ public final class OperationLog {
 			// Any failure, an Error too. After a deadlock or serialization failure the
 			// claim is gone with its transaction, and a removal would run in a new one,
 			// where it could remove a concurrent attempt's record.
-			if (!endedTheTransaction(ex)) {
+			if (beforeApplication != null ? undone(connection, beforeApplication, ex) : !endedTheTransaction(ex)) {
 				try {
 					forget(connection, operationId);
 				}
@@ -134,6 +154,19 @@ public final class OperationLog {
 				}
 			}
 			throw ex;
+		}
+	}
+
+	/** Rolls back to {@code savepoint}: whether the transaction still lives. */
+	private static boolean undone(Connection connection, Savepoint savepoint, Throwable failure) {
+		try {
+			connection.rollback(savepoint);
+			return true;
+		}
+		catch (SQLException ex) {
+			// The transaction ended with the failure, the claim with it.
+			failure.addSuppressed(ex);
+			return false;
 		}
 	}
 
@@ -164,10 +197,16 @@ public final class OperationLog {
 	 */
 	public void record(Connection connection, String operationId, int rowCount, @Nullable String result)
 			throws SQLException {
+		// Java's characters, as H2 counts them (PostgreSQL and MariaDB would keep more).
 		if (result != null && result.length() > MAX_RESULT_LENGTH) {
 			throw new IllegalArgumentException("The result of operation '" + operationId + "' has " + result.length()
-					+ " characters; the table " + TABLE + " keeps up to " + MAX_RESULT_LENGTH + ": return a key of "
-					+ "the result (an id) and read the rest from the database. Nothing was recorded");
+					+ " characters (UTF-16, an emoji counts two); the table " + TABLE + " keeps up to "
+					+ MAX_RESULT_LENGTH + ": return a key of the result (an id) and read the rest from the database. "
+					+ "Nothing was recorded");
+		}
+		if (result != null && result.indexOf('\u0000') >= 0) {
+			throw new IllegalArgumentException("The result of operation '" + operationId + "' holds a NUL character, "
+					+ "which PostgreSQL cannot keep in text: return it without one. Nothing was recorded");
 		}
 		try (PreparedStatement statement = connection.prepareStatement(RECORD)) {
 			statement.setInt(1, rowCount);
@@ -225,13 +264,17 @@ public final class OperationLog {
 	 * without a value-based {@code toString})
 	 */
 	public static String digest(String sql, Object[] arguments) {
+		MessageDigest digest = sha256();
+		update(digest, sql);
+		for (int i = 0; i < arguments.length; i++) {
+			updateWithValue(digest, arguments[i], i);
+		}
+		return HexFormat.of().formatHex(digest.digest());
+	}
+
+	private static MessageDigest sha256() {
 		try {
-			MessageDigest digest = MessageDigest.getInstance("SHA-256");
-			update(digest, sql);
-			for (int i = 0; i < arguments.length; i++) {
-				updateWithValue(digest, arguments[i], i);
-			}
-			return HexFormat.of().formatHex(digest.digest());
+			return MessageDigest.getInstance("SHA-256");
 		}
 		catch (NoSuchAlgorithmException ex) {
 			throw new IllegalStateException("Every Java platform has SHA-256", ex);
@@ -241,46 +284,89 @@ public final class OperationLog {
 	private static void updateWithValue(MessageDigest digest, @Nullable Object value, int index) {
 		if (value == null) {
 			update(digest, "null");
-			return;
 		}
-		update(digest, value.getClass().getName());
-		if (value instanceof SqlParameterValue parameter) {
-			update(digest, parameter.getSqlType() + "/" + parameter.getScale());
+		else if (value instanceof SqlParameterValue parameter) {
+			update(digest,
+					SqlParameterValue.class.getName() + "/" + parameter.getSqlType() + "/" + parameter.getScale());
 			updateWithValue(digest, parameter.getValue(), index);
 		}
 		else if (value instanceof Timestamp timestamp) {
-			update(digest, timestamp.getTime() + "/" + timestamp.getNanos());
+			update(digest, Timestamp.class.getName() + "/" + timestamp.getTime() + "/" + timestamp.getNanos());
 		}
 		else if (value instanceof java.util.Date date) {
-			update(digest, Long.toString(date.getTime()));
+			update(digest, value.getClass().getName() + "/" + date.getTime());
 		}
 		else if (value instanceof byte[] bytes) {
-			update(digest, HexFormat.of().formatHex(bytes));
+			update(digest, "bytes/" + HexFormat.of().formatHex(bytes));
+		}
+		else if (value instanceof Set<?> set) {
+			// Equal sets in any order: the digests of their elements, sorted.
+			updateWithSorted(digest, "set", set.stream().map((element) -> digestOf(element, index)).toList());
+		}
+		else if (value instanceof Map<?, ?> map) {
+			updateWithSorted(digest, "map",
+					map.entrySet()
+						.stream()
+						.map((entry) -> digestOf(entry.getKey(), index) + "=" + digestOf(entry.getValue(), index))
+						.toList());
 		}
 		else if (value instanceof Object[] array) {
-			update(digest, Integer.toString(array.length));
-			for (Object element : array) {
-				updateWithValue(digest, element, index);
-			}
+			updateWithElements(digest, Arrays.asList(array), index);
 		}
 		else if (value instanceof Collection<?> collection) {
-			update(digest, Integer.toString(collection.size()));
-			for (Object element : collection) {
-				updateWithValue(digest, element, index);
-			}
+			// Any list of the same elements in the same order: a message read again may
+			// come as another class of list.
+			updateWithElements(digest, collection, index);
 		}
 		else if (value.getClass().isArray()) {
 			// Primitive arrays: their values, in order.
-			update(digest, ObjectUtils.nullSafeToString(value));
+			update(digest, value.getClass().getName() + "/" + ObjectUtils.nullSafeToString(value));
+		}
+		else if (value instanceof Record record) {
+			update(digest, value.getClass().getName());
+			for (RecordComponent component : value.getClass().getRecordComponents()) {
+				updateWithValue(digest, component(record, component), index);
+			}
 		}
 		else if (hasValueToString(value.getClass())) {
-			update(digest, value.toString());
+			update(digest, value.getClass().getName() + "/" + value);
 		}
 		else {
 			throw new IllegalArgumentException("Argument " + (index + 1) + " of the operation is a "
 					+ value.getClass().getName() + ", which has no value to compare with a replay's (its toString is "
-					+ "Object's): pass a String, a number, a date or time, an array or collection of them, or an "
-					+ "SqlParameterValue of one. Nothing ran");
+					+ "Object's): pass a String, a number, a date or time, a record, an array, collection or map of "
+					+ "them, or an SqlParameterValue of one. Nothing ran");
+		}
+	}
+
+	private static void updateWithElements(MessageDigest digest, Collection<?> elements, int index) {
+		update(digest, "list/" + elements.size());
+		for (Object element : elements) {
+			updateWithValue(digest, element, index);
+		}
+	}
+
+	private static void updateWithSorted(MessageDigest digest, String kind, List<String> elementDigests) {
+		update(digest, kind + "/" + elementDigests.size());
+		elementDigests.stream().sorted().forEach((element) -> update(digest, element));
+	}
+
+	/** The digest of one value, alone. */
+	private static String digestOf(@Nullable Object value, int index) {
+		MessageDigest digest = sha256();
+		updateWithValue(digest, value, index);
+		return HexFormat.of().formatHex(digest.digest());
+	}
+
+	private static @Nullable Object component(Record record, RecordComponent component) {
+		try {
+			Method accessor = component.getAccessor();
+			accessor.setAccessible(true);
+			return accessor.invoke(record);
+		}
+		catch (ReflectiveOperationException | RuntimeException ex) {
+			throw new IllegalArgumentException("The component " + component.getName() + " of "
+					+ record.getClass().getName() + " cannot be read to compare it with a replay's: " + ex, ex);
 		}
 	}
 
@@ -295,6 +381,10 @@ public final class OperationLog {
 	public static void checkId(String operationId) {
 		if (operationId == null || operationId.isBlank()) {
 			throw new IllegalArgumentException("operationId must not be blank");
+		}
+		if (operationId.indexOf('\u0000') >= 0) {
+			throw new IllegalArgumentException("Operation id '" + operationId.replace('\u0000', '?') + "' holds a NUL "
+					+ "character, which PostgreSQL cannot keep in text. Nothing ran");
 		}
 		if (operationId.length() > MAX_ID_LENGTH) {
 			throw new IllegalArgumentException("Operation id '" + operationId.substring(0, 40) + "...' has "

@@ -57,9 +57,24 @@ public final class SavedResults {
 		return (result instanceof Enum<?> constant) ? constant.name() : result.toString();
 	}
 
-	/** The result saved as {@code text}, as a {@code resultType}. */
+	/**
+	 * The result saved as {@code text} for {@code operationId}, as a {@code resultType}.
+	 * @throws IllegalStateException naming the operation when the text no longer reads as
+	 * one (an enum constant renamed since, say)
+	 */
+	public static <T> @Nullable T read(String operationId, @Nullable String text, Class<T> resultType) {
+		try {
+			return read(text, resultType);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException("The result saved for operation '" + operationId + "' ('" + text
+					+ "') cannot be read as a " + resultType.getName() + " (" + ex.getMessage() + "): was the type "
+					+ "changed since, an enum constant renamed? Nothing ran", ex);
+		}
+	}
+
 	@SuppressWarnings({ "unchecked", "rawtypes" })
-	public static <T> @Nullable T read(@Nullable String text, Class<T> resultType) {
+	private static <T> @Nullable T read(@Nullable String text, Class<T> resultType) {
 		Class<?> type = ClassUtils.resolvePrimitiveIfNecessary(resultType);
 		if (text == null || type == Void.class) {
 			return null;

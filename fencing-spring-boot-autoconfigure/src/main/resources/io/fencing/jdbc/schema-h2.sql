@@ -3,7 +3,8 @@
 -- accept the first tokens it gives. One value at a time (CACHE 1): tokens rise across sessions.
 CREATE SEQUENCE IF NOT EXISTS fencing_token_seq START WITH 1000000000000 CACHE 1;
 
--- Operations applied at most once (FencedJdbcTemplate.guardedUpdateOnce): one row per operation id,
+-- Operations applied at most once (FencedJdbcTemplate.guardedUpdateOnce, IdempotentOperations, with
+-- the result saved for a replay): one row per operation id,
 -- written in the transaction of its write; removed by the starter once older than
 -- fencing.operations.retention.
 CREATE TABLE IF NOT EXISTS fencing_operations (

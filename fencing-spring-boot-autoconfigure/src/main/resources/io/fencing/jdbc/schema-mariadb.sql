@@ -4,7 +4,8 @@
 -- connection of the server, so tokens rise across sessions.
 CREATE SEQUENCE IF NOT EXISTS fencing_token_seq START WITH 1000000000000;
 
--- Operations applied at most once (FencedJdbcTemplate.guardedUpdateOnce): one row per operation id,
+-- Operations applied at most once (FencedJdbcTemplate.guardedUpdateOnce, IdempotentOperations, with
+-- the result saved for a replay): one row per operation id,
 -- written in the transaction of its write; removed by the starter once older than
 -- fencing.operations.retention. Ids are bytes (up to 200 characters in UTF-8), compared byte for
 -- byte: a text column's default collation would take 'Op-1', 'op-1' and 'op-1 ' for one id.

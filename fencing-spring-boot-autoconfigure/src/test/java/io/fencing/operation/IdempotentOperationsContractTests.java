@@ -2,6 +2,7 @@ package io.fencing.operation;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -11,7 +12,9 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -45,6 +48,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.ApplicationListener;
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
@@ -234,6 +238,126 @@ abstract class IdempotentOperationsContractTests {
 			assertThat(recorded(this.operation)).isNull();
 			assertThat(inTransaction(context, () -> take(context, 3))).isEqualTo(7L);
 			assertThat(quantity()).isEqualTo(7);
+		});
+	}
+
+	@Test
+	void aFailureTheCallerCatchesUndoesTheWorksWritesAndRecordsNothing() {
+		this.contextRunner.run((context) -> {
+			IdempotentOperations operations = context.getBean(IdempotentOperations.class);
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			List<RuntimeException> failures = List.of(new IllegalStateException("The feed went away"),
+					// A serialization failure of another transaction (REQUIRES_NEW,
+					// another DataSource): this one goes on.
+					new CannotAcquireLockException("Another transaction's deadlock",
+							new SQLException("deadlock", "40001")));
+			for (RuntimeException failure : failures) {
+				inTransaction(context, () -> {
+					assertThatExceptionOfType(RuntimeException.class)
+						.isThrownBy(() -> operations.applyOnce(this.operation, Long.class, () -> {
+							take(jdbc, 3);
+							throw failure;
+						}))
+						.isSameAs(failure);
+					return null;
+				});
+				assertThat(recorded(this.operation)).isNull();
+				assertThat(quantity()).as("the work's write, undone").isEqualTo(10);
+			}
+			assertThat(inTransaction(context, () -> take(context, 3))).isEqualTo(7L);
+			assertThat(this.runs).hasValue(3);
+		});
+	}
+
+	@Test
+	void theSameIdInsideItsOwnWorkIsRefused() {
+		this.contextRunner.run((context) -> {
+			IdempotentOperations operations = context.getBean(IdempotentOperations.class);
+			assertThatIllegalStateException()
+				.isThrownBy(() -> inTransaction(context,
+						() -> operations.applyOnce(this.operation, Integer.class,
+								() -> operations.applyOnce(this.operation, Integer.class, () -> 5))))
+				.withMessageContaining("Operation '" + this.operation + "' is being applied by this thread already");
+			assertThat(recorded(this.operation)).isNull();
+		});
+	}
+
+	@Test
+	void aReadOnlyTransactionIsRefusedBeforeAnythingRuns() {
+		this.contextRunner.run((context) -> {
+			TransactionTemplate readOnly = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+			readOnly.setReadOnly(true);
+			assertThatIllegalStateException().isThrownBy(() -> readOnly.execute((status) -> take(context, 3)))
+				.withMessageContaining(
+						"Operation '" + this.operation + "' cannot be applied in a read-only transaction");
+			assertThat(this.runs).hasValue(0);
+		});
+	}
+
+	@Test
+	void equalRequestsReplayWhateverTheirCollectionsClassOrOrder() {
+		record Delta(String sku, int[] changes) {
+		}
+		this.contextRunner.run((context) -> {
+			IdempotentOperations operations = context.getBean(IdempotentOperations.class);
+			List<List<?>> firsts = List.of(List.of(new LinkedHashSet<>(List.of("A-1", "B-2")), Map.of("x", 1, "y", 2)),
+					List.of(List.of("x")), List.of(new Delta("A-1", new int[] { -3, 2 })));
+			List<List<?>> replays = List.of(
+					List.of(new LinkedHashSet<>(List.of("B-2", "A-1")), new TreeMap<>(Map.of("y", 2, "x", 1))),
+					List.of(new ArrayList<>(List.of("x"))), List.of(new Delta("A-1", new int[] { -3, 2 })));
+			for (int i = 0; i < firsts.size(); i++) {
+				String id = this.operation + "-" + i;
+				List<?> first = firsts.get(i);
+				List<?> replay = replays.get(i);
+				assertThat(inTransaction(context, () -> operations.applyOnce(id, first, Integer.class, () -> 1)))
+					.isOne();
+				assertThat(inTransaction(context, () -> operations.applyOnce(id, replay, Integer.class, () -> 2)))
+					.as("the replay of %s as %s", first, replay)
+					.isOne();
+			}
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> inTransaction(context,
+						() -> operations.applyOnce(this.operation + "-2",
+								List.of(new Delta("A-1", new int[] { -3, 3 })), Integer.class, () -> 3)))
+				.withMessageContaining("was applied as another write");
+		});
+	}
+
+	@Test
+	void resultsAreCountedInUtf16CharactersAndOneWithANulIsRefused() {
+		this.contextRunner.run((context) -> {
+			IdempotentOperations operations = context.getBean(IdempotentOperations.class);
+			String emoji = "\uD83D\uDCE6".repeat(500);
+			for (int i = 0; i < 2; i++) {
+				assertThat(inTransaction(context,
+						() -> operations.applyOnce(this.operation + "-emoji", String.class, () -> emoji)))
+					.isEqualTo(emoji);
+			}
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> inTransaction(context,
+						() -> operations.applyOnce(this.operation, String.class, () -> emoji + "!")))
+				.withMessageContaining("has 1001 characters (UTF-16, an emoji counts two)");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> inTransaction(context,
+						() -> operations.applyOnce(this.operation, String.class, () -> "a\u0000b")))
+				.withMessageContaining("The result of operation '" + this.operation + "' holds a NUL character");
+			assertThat(recorded(this.operation)).isNull();
+		});
+	}
+
+	@Test
+	void aSavedResultThatNoLongerReadsBackNamesTheOperation() {
+		this.contextRunner.run((context) -> {
+			IdempotentOperations operations = context.getBean(IdempotentOperations.class);
+			inTransaction(context, () -> operations.applyOnce(this.operation, Outcome.class, () -> Outcome.APPLIED));
+			// As if the constant had been renamed since.
+			this.jdbc.update("UPDATE " + OperationLog.TABLE + " SET result = 'CRIMSON' WHERE operation_id = ?",
+					this.operation);
+			assertThatIllegalStateException()
+				.isThrownBy(() -> inTransaction(context,
+						() -> operations.applyOnce(this.operation, Outcome.class, () -> Outcome.APPLIED)))
+				.withMessageContaining("The result saved for operation '" + this.operation + "' ('CRIMSON') cannot "
+						+ "be read as a " + Outcome.class.getName());
 		});
 	}
 
