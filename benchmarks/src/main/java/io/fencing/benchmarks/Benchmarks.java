@@ -162,6 +162,15 @@ public final class Benchmarks {
 		ratios.add("guardedUpdateOnce replay / guardedUpdate, JVM CPU per call",
 				"OperationBenchmarks.guardedUpdateOnceReplay", "OperationBenchmarks.guardedUpdate", Figures::jvmCpu,
 				"< 1.00");
+		ratios.add("fenced Redis value / SET, Spring Data Redis, time per call",
+				"FencedRedisValueBenchmarks.springDataFencedWrite", "FencedRedisValueBenchmarks.springDataSet",
+				Figures::median, "(context)");
+		ratios.add("fenced Redis value / SET, Redisson, time per call",
+				"FencedRedisValueBenchmarks.redissonFencedWrite", "FencedRedisValueBenchmarks.redissonSet",
+				Figures::median, "(context)");
+		ratios.add("fenced Redis value / SET, Spring Data Redis, Redis CPU per call",
+				"FencedRedisValueBenchmarks.springDataFencedWrite", "FencedRedisValueBenchmarks.springDataSet",
+				Figures::redisCpu, "(context)");
 		ratios.add("fenced entity / plain entity, repository update, time per call",
 				"FencedEntityBenchmarks.fencedEntityUpdate", "FencedEntityBenchmarks.plainEntityUpdate",
 				Figures::median, "<= 1.05");

@@ -1,0 +1,45 @@
+package io.fencing.autoconfigure;
+
+import io.fencing.redis.FencedRedisValues;
+import io.fencing.redis.RedissonFencedValues;
+import org.redisson.api.RedissonClient;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Auto-configuration of fenced Redis values on the application's own Redis clients:
+ * {@link FencedRedisValues} on its {@link StringRedisTemplate} (Spring Data Redis), and
+ * {@link RedissonFencedValues} on its {@link RedissonClient} (the starter's, when the
+ * application has none of its own).
+ */
+@AutoConfiguration(after = FencingAutoConfiguration.class,
+		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+public final class FencingRedisValuesAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnSingleCandidate(RedissonClient.class)
+	RedissonFencedValues redissonFencedValues(RedissonClient redisson) {
+		return new RedissonFencedValues(redisson);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(StringRedisTemplate.class)
+	static class SpringDataRedisValuesConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnSingleCandidate(StringRedisTemplate.class)
+		FencedRedisValues fencedRedisValues(StringRedisTemplate redis) {
+			return new FencedRedisValues(redis);
+		}
+
+	}
+
+}

@@ -1,0 +1,76 @@
+package io.fencing.redis;
+
+import java.util.List;
+
+import io.fencing.FencedResource;
+import io.fencing.FencingContext;
+import io.fencing.FencingToken;
+import io.fencing.StaleWriterException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The fenced writes of Redis values and hash fields, whatever the client: each one runs
+ * {@link FencedWrites#SCRIPT} on the value's key and its token's key.
+ */
+abstract class FencedRedisKeys implements FencedResource<String> {
+
+	/**
+	 * Sets {@code key} to {@code value} ({@code SET}), unless a newer token was accepted
+	 * for the key.
+	 * @throws StaleWriterException when a newer token was accepted; nothing changed
+	 * @throws IllegalStateException when a token of another lock was accepted for it
+	 */
+	@Override
+	public void write(FencingToken token, String key, String value) {
+		written(token, key, FencedWrites.SET, "", value);
+	}
+
+	/**
+	 * Sets {@code field} of the hash {@code key} ({@code HSET}), unless a newer token was
+	 * accepted for the key.
+	 * @throws StaleWriterException when a newer token was accepted; nothing changed
+	 */
+	public void writeField(FencingToken token, String key, String field, String value) {
+		written(token, key, FencedWrites.HSET, field, value);
+	}
+
+	/**
+	 * {@link #writeField(FencingToken, String, String, String)} with the current thread's
+	 * token.
+	 */
+	public void writeField(String key, String field, String value) {
+		writeField(FencingContext.current(), key, field, value);
+	}
+
+	/**
+	 * Deletes {@code key} ({@code DEL}), unless a newer token was accepted for it; the
+	 * token stays.
+	 * @throws StaleWriterException when a newer token was accepted; nothing changed
+	 */
+	@Override
+	public void delete(FencingToken token, String key) {
+		written(token, key, FencedWrites.DEL, "", "");
+	}
+
+	/**
+	 * Deletes {@code field} of the hash {@code key} ({@code HDEL}), unless a newer token
+	 * was accepted for the key.
+	 * @throws StaleWriterException when a newer token was accepted; nothing changed
+	 */
+	public void deleteField(FencingToken token, String key, String field) {
+		written(token, key, FencedWrites.HDEL, field, "");
+	}
+
+	/** The value of {@code field} of the hash {@code key}, {@code null} when none. */
+	public abstract @Nullable String readField(String key, String field);
+
+	private void written(FencingToken token, String key, String operation, String field, String value) {
+		List<?> answer = evaluate(List.of(key, FencedWrites.tokenKey(key)), token.lockName(),
+				Long.toString(token.value()), operation, field, value);
+		FencedWrites.written(answer, token, key);
+	}
+
+	/** Runs the script with these keys and arguments: its answer, a list. */
+	abstract List<?> evaluate(List<String> keys, String... arguments);
+
+}

@@ -1,0 +1,112 @@
+package io.fencing.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import io.fencing.FencingToken;
+import io.fencing.StaleWriterException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the fenced Redis values of every client share: the script that compares and
+ * writes, the key that keeps a value's token, and what the script's answer means.
+ */
+final class FencedWrites {
+
+	/** The script: see {@code fenced-write.lua}. */
+	static final String SCRIPT = load("fenced-write.lua");
+
+	/** Where a value's token is kept: this prefix, and the value's key in its slot. */
+	static final String TOKEN_KEY_PREFIX = "fencing:token:";
+
+	static final String SET = "set";
+
+	static final String HSET = "hset";
+
+	static final String DEL = "del";
+
+	static final String HDEL = "hdel";
+
+	private FencedWrites() {
+	}
+
+	/**
+	 * The key of {@code key}'s token, in the same Redis Cluster slot: {@code key} after
+	 * the prefix when it has a hash tag (its tag stays the first), else {@code key} as
+	 * the hash tag.
+	 * @throws IllegalArgumentException when {@code key} has a {@code '}'} outside a hash
+	 * tag, so that no key can share its slot through a tag
+	 */
+	static String tokenKey(String key) {
+		if (key.isEmpty()) {
+			throw new IllegalArgumentException("A fenced Redis key must not be empty");
+		}
+		int open = key.indexOf('{');
+		int close = (open >= 0) ? key.indexOf('}', open + 1) : -1;
+		if (open >= 0 && close > open + 1) {
+			return TOKEN_KEY_PREFIX + key;
+		}
+		if (key.indexOf('}') < 0) {
+			return TOKEN_KEY_PREFIX + "{" + key + "}";
+		}
+		throw new IllegalArgumentException("Redis key '" + key + "' has a '}' outside a hash tag, so its token "
+				+ "cannot be kept in its Redis Cluster slot: give the key a hash tag (for example '{"
+				+ key.replace("}", "") + "}') or leave out the '}'");
+	}
+
+	/**
+	 * Reads the script's answer: nothing when written; otherwise the refusal.
+	 * @throws StaleWriterException when a newer token of the same lock was accepted
+	 * @throws IllegalStateException when a token of another lock was accepted
+	 */
+	static void written(List<?> answer, FencingToken token, String key) {
+		String outcome = text(answer, 0);
+		if ("written".equals(outcome)) {
+			return;
+		}
+		String lock = text(answer, 1);
+		String accepted = text(answer, 2);
+		if ("stale".equals(outcome) && accepted != null) {
+			throw new StaleWriterException(token.lockName(), token.value(), Long.valueOf(accepted),
+					"Redis key '" + key + "'");
+		}
+		if ("other-lock".equals(outcome)) {
+			throw new IllegalStateException("Redis key '" + key + "' is fenced by lock '" + lock + "' (token "
+					+ accepted + "); a token of lock '" + token.lockName() + "' (" + token.value() + ") cannot be "
+					+ "compared with it. Write each key under one lock. Nothing changed");
+		}
+		throw new IllegalStateException("The fenced write of Redis key '" + key + "' answered " + answer);
+	}
+
+	/** The token the script's token hash holds, {@code null} when none. */
+	static @Nullable FencingToken token(@Nullable Object lock, @Nullable Object token) {
+		if (lock == null || token == null) {
+			return null;
+		}
+		return new FencingToken(lock.toString(), Long.parseLong(token.toString()));
+	}
+
+	private static @Nullable String text(List<?> answer, int index) {
+		if (answer.size() <= index || answer.get(index) == null) {
+			return null;
+		}
+		Object part = answer.get(index);
+		return (part instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : part.toString();
+	}
+
+	private static String load(String name) {
+		try (InputStream script = FencedWrites.class.getResourceAsStream(name)) {
+			if (script == null) {
+				throw new IllegalStateException("The starter's jar lacks io/fencing/redis/" + name);
+			}
+			return new String(script.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}

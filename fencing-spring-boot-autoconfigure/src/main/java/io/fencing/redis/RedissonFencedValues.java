@@ -1,0 +1,53 @@
+package io.fencing.redis;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.fencing.FencingToken;
+import org.jspecify.annotations.Nullable;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * Fenced Redis values through a Redisson client: the same values, script and token keys
+ * as {@link FencedRedisValues}, so that both clients can write the same keys.
+ */
+public class RedissonFencedValues extends FencedRedisKeys {
+
+	private final RedissonClient redisson;
+
+	private final RScript script;
+
+	public RedissonFencedValues(RedissonClient redisson) {
+		this.redisson = redisson;
+		this.script = redisson.getScript(StringCodec.INSTANCE);
+	}
+
+	@Override
+	public @Nullable String read(String key) {
+		return this.redisson.<String>getBucket(key, StringCodec.INSTANCE).get();
+	}
+
+	@Override
+	public @Nullable String readField(String key, String field) {
+		return this.redisson.<String, String>getMap(key, StringCodec.INSTANCE).get(field);
+	}
+
+	@Override
+	public @Nullable FencingToken acceptedToken(String key) {
+		Map<String, String> token = this.redisson
+			.<String, String>getMap(FencedWrites.tokenKey(key), StringCodec.INSTANCE)
+			.getAll(Set.of("lock", "token"));
+		return FencedWrites.token(token.get("lock"), token.get("token"));
+	}
+
+	@Override
+	List<?> evaluate(List<String> keys, String... arguments) {
+		List<Object> answer = this.script.eval(keys.get(0), RScript.Mode.READ_WRITE, FencedWrites.SCRIPT,
+				RScript.ReturnType.LIST, List.copyOf(keys), (Object[]) arguments);
+		return (answer != null) ? answer : List.of();
+	}
+
+}

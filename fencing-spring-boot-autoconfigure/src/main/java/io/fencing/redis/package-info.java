@@ -1,0 +1,8 @@
+/**
+ * Fenced Redis values: string values and hash fields written only by the newest token,
+ * compared and written in one Lua script, through Spring Data Redis or Redisson.
+ */
+@NullMarked
+package io.fencing.redis;
+
+import org.jspecify.annotations.NullMarked;

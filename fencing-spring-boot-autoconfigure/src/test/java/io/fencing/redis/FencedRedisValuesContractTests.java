@@ -1,0 +1,129 @@
+package io.fencing.redis;
+
+import java.util.UUID;
+
+import io.fencing.FencedResource;
+import io.fencing.FencingToken;
+import io.fencing.StaleWriterException;
+import io.lettuce.core.cluster.SlotHash;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Fenced Redis values through one client (a subclass), on the real Redis: the reference
+ * timeline on a string value, on a hash field and on a delete, tokens compared exactly
+ * beyond a double's precision, another lock's token refused, and every token kept in its
+ * value's Redis Cluster slot. Every test has keys of its own.
+ */
+abstract class FencedRedisValuesContractTests {
+
+	private final String lock = "stock-level-" + UUID.randomUUID();
+
+	private final String key = "stock-level:" + UUID.randomUUID();
+
+	/** The client's fenced values. */
+	protected abstract FencedRedisKeys values();
+
+	private void writeField(FencingToken token, String key, String field, String value) {
+		values().writeField(token, key, field, value);
+	}
+
+	private void deleteField(FencingToken token, String key, String field) {
+		values().deleteField(token, key, field);
+	}
+
+	private String readField(String key, String field) {
+		return values().readField(key, field);
+	}
+
+	@Test
+	void theReferenceTimelineOnAStringValue() {
+		FencedResource<String> values = values();
+		values.write(token(2), this.key, "8");
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> values.write(token(1), this.key, "5"))
+			.withMessageContaining("token 1 is older than accepted token 2")
+			.withMessageContaining("Redis key '" + this.key + "'")
+			.satisfies((refused) -> {
+				assertThat(refused.getLockName()).isEqualTo(this.lock);
+				assertThat(refused.getToken()).isEqualTo(1);
+				assertThat(refused.getAcceptedToken()).isEqualTo(2);
+			});
+		values.write(token(2), this.key, "9");
+		assertThat(values.read(this.key)).isEqualTo("9");
+		assertThat(values.acceptedToken(this.key)).isEqualTo(token(2));
+	}
+
+	@Test
+	void theReferenceTimelineOnAHashField() {
+		writeField(token(2), this.key, "A-1", "8");
+		writeField(token(2), this.key, "B-2", "20");
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> writeField(token(1), this.key, "A-1", "5"))
+			.withMessageContaining("token 1 is older than accepted token 2");
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> deleteField(token(1), this.key, "B-2"));
+		writeField(token(2), this.key, "A-1", "9");
+		assertThat(readField(this.key, "A-1")).isEqualTo("9");
+		assertThat(readField(this.key, "B-2")).isEqualTo("20");
+		deleteField(token(3), this.key, "B-2");
+		assertThat(readField(this.key, "B-2")).isNull();
+	}
+
+	@Test
+	void aStaleOwnerCannotDeleteNorBringBackADeletedValue() {
+		FencedResource<String> values = values();
+		values.write(token(2), this.key, "8");
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> values.delete(token(1), this.key));
+		assertThat(values.read(this.key)).isEqualTo("8");
+		values.delete(token(2), this.key);
+		assertThat(values.read(this.key)).isNull();
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> values.write(token(1), this.key, "5"));
+		assertThat(values.read(this.key)).isNull();
+		assertThat(values.acceptedToken(this.key)).isEqualTo(token(2));
+	}
+
+	@Test
+	void tokensAreComparedExactlyBeyondADoublesPrecision() {
+		FencedResource<String> values = values();
+		// 2^53 + 1 and 2^53 are one double in Lua.
+		values.write(token(9007199254740993L), this.key, "newer");
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> values.write(token(9007199254740992L), this.key, "older"));
+		values.write(token(10_000_000_000_000_000L), this.key, "ten digits more");
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> values.write(token(9_999_999_999_999_999L), this.key, "one digit less"));
+		assertThat(values.read(this.key)).isEqualTo("ten digits more");
+	}
+
+	@Test
+	void aTokenOfAnotherLockIsRefusedNamingBothLocks() {
+		FencedResource<String> values = values();
+		values.write(token(5), this.key, "5");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> values.write(new FencingToken("other-lock", 9), this.key, "9"))
+			.withMessageContaining("Redis key '" + this.key + "' is fenced by lock '" + this.lock + "' (token 5)")
+			.withMessageContaining("a token of lock 'other-lock' (9)");
+		assertThat(values.read(this.key)).isEqualTo("5");
+	}
+
+	@Test
+	void everyTokenIsKeptInItsValuesClusterSlot() {
+		for (String key : new String[] { "stock", "stock:{A-1}:level", "{user:1}", "a{b", "a{b}{c}", "{{x}}" }) {
+			assertThat(SlotHash.getSlot(FencedWrites.tokenKey(key))).as(key).isEqualTo(SlotHash.getSlot(key));
+		}
+		assertThatIllegalArgumentException().isThrownBy(() -> values().write(token(1), "a}b", "1"))
+			.withMessageContaining("Redis key 'a}b' has a '}' outside a hash tag");
+		// An empty tag: Redis hashes the whole key, which no tag can name.
+		for (String key : new String[] { "a{}b", "x{}y{z}" }) {
+			assertThatIllegalArgumentException().isThrownBy(() -> values().write(token(1), key, "1"));
+		}
+	}
+
+	private FencingToken token(long value) {
+		return new FencingToken(this.lock, value);
+	}
+
+}

@@ -1,0 +1,170 @@
+package io.fencing.test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+import io.fencing.FencedResource;
+import io.fencing.FencingToken;
+import io.fencing.StaleWriterException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Checks an implementation of {@link FencedResource} against the rules it must keep, on
+ * the real store: the reference timeline (a paused owner's write and delete refused with
+ * both tokens, an equal token accepted, a deleted value not brought back), a token of
+ * another lock refused, and owners with different tokens writing one key at once, where
+ * an accepted token must never be followed by an older one (what an implementation that
+ * reads the token and then writes lets through).
+ */
+public final class FencedResourceChecker {
+
+	private static final int OWNERS = 8;
+
+	private static final int WRITES_PER_OWNER = 150;
+
+	private FencedResourceChecker() {
+	}
+
+	/**
+	 * Runs every check against {@code resource}.
+	 * @param freshKeys a key no one else writes, each call another
+	 * @throws AssertionError naming the first rule broken
+	 */
+	public static void check(FencedResource<String> resource, Supplier<String> freshKeys) {
+		String lock = "fenced-resource-check-" + UUID.randomUUID();
+		referenceTimeline(resource, freshKeys.get(), lock);
+		anotherLocksTokenIsRefused(resource, freshKeys.get(), lock);
+		concurrentOwners(resource, freshKeys.get(), lock);
+	}
+
+	private static void referenceTimeline(FencedResource<String> resource, String key, String lock) {
+		FencingToken a = new FencingToken(lock, 1);
+		FencingToken b = new FencingToken(lock, 2);
+		resource.write(b, key, "8");
+		expect(resource.read(key), "8", "B's write with token 2");
+		expect(resource.acceptedToken(key), b, "the token accepted with B's write");
+		refused(() -> resource.write(a, key, "5"), a, b, "A's late write with token 1");
+		expect(resource.read(key), "8", "the value after A's refused write");
+		resource.write(b, key, "9");
+		expect(resource.read(key), "9", "B's second write with the same token 2 (an equal token is accepted)");
+		refused(() -> resource.delete(a, key), a, b, "A's late delete with token 1");
+		expect(resource.read(key), "9", "the value after A's refused delete");
+		resource.delete(b, key);
+		expect(resource.read(key), null, "the value after B's delete");
+		expect(resource.acceptedToken(key), b, "the token kept after B's delete");
+		refused(() -> resource.write(a, key, "5"), a, b, "A's write with token 1 after B's delete");
+		expect(resource.read(key), null, "the value after A's refused write: a deleted value is not brought back");
+		resource.write(new FencingToken(lock, 3), key, "10");
+		expect(resource.read(key), "10", "a newer owner's write with token 3");
+	}
+
+	private static void anotherLocksTokenIsRefused(FencedResource<String> resource, String key, String lock) {
+		resource.write(new FencingToken(lock, 5), key, "5");
+		FencingToken other = new FencingToken(lock + "-other", 9);
+		try {
+			resource.write(other, key, "9");
+		}
+		catch (RuntimeException ex) {
+			expect(resource.read(key), "5", "the value after the refused write of another lock's token");
+			return;
+		}
+		throw new AssertionError("A write to '" + key + "' with a token of another lock (" + other + ") was accepted "
+				+ "over lock '" + lock + "''s token 5: tokens of two locks are not comparable, it must be refused");
+	}
+
+	private static void concurrentOwners(FencedResource<String> resource, String key, String lock) {
+		AtomicLong newestAccepted = new AtomicLong();
+		List<String> violations = new CopyOnWriteArrayList<>();
+		AtomicBoolean writing = new AtomicBoolean(true);
+		CyclicBarrier start = new CyclicBarrier(OWNERS + 1);
+		List<CompletableFuture<Void>> owners = new ArrayList<>();
+		for (int owner = 1; owner <= OWNERS; owner++) {
+			FencingToken token = new FencingToken(lock, owner);
+			owners.add(CompletableFuture.runAsync(() -> {
+				await(start);
+				for (int i = 0; i < WRITES_PER_OWNER && violations.isEmpty(); i++) {
+					long before = newestAccepted.get();
+					try {
+						resource.write(token, key, "v" + token.value());
+					}
+					catch (StaleWriterException ex) {
+						continue;
+					}
+					if (token.value() < before) {
+						violations.add("token " + token.value() + " was accepted after token " + before
+								+ " had been: the token was read, and then written");
+					}
+					newestAccepted.accumulateAndGet(token.value(), Math::max);
+				}
+			}));
+		}
+		CompletableFuture<Void> watcher = CompletableFuture.runAsync(() -> {
+			await(start);
+			long seen = 0;
+			while (writing.get() && violations.isEmpty()) {
+				FencingToken accepted = resource.acceptedToken(key);
+				long value = (accepted != null) ? accepted.value() : 0;
+				if (value < seen) {
+					violations.add("the accepted token went back from " + seen + " to " + value);
+				}
+				seen = Math.max(seen, value);
+			}
+		});
+		try {
+			CompletableFuture.allOf(owners.toArray(CompletableFuture[]::new)).get(2, TimeUnit.MINUTES);
+			writing.set(false);
+			watcher.get(1, TimeUnit.MINUTES);
+		}
+		catch (Exception ex) {
+			throw new AssertionError("The concurrent owners of '" + key + "' failed", ex);
+		}
+		if (!violations.isEmpty()) {
+			throw new AssertionError("Owners writing '" + key + "' at once: " + violations.get(0));
+		}
+		long newest = newestAccepted.get();
+		expect(resource.acceptedToken(key), new FencingToken(lock, newest), "the token after the concurrent owners");
+		expect(resource.read(key), "v" + newest, "the value after the concurrent owners");
+	}
+
+	private static void refused(Runnable write, FencingToken stale, FencingToken accepted, String what) {
+		try {
+			write.run();
+		}
+		catch (StaleWriterException ex) {
+			if (!ex.getLockName().equals(stale.lockName()) || ex.getToken() != stale.value()
+					|| !Objects.equals(ex.getAcceptedToken(), accepted.value())) {
+				throw new AssertionError(what + " was refused naming lock '" + ex.getLockName() + "', token "
+						+ ex.getToken() + " and accepted token " + ex.getAcceptedToken() + ", not " + stale + " and "
+						+ accepted.value(), ex);
+			}
+			return;
+		}
+		throw new AssertionError(what + " was accepted after token " + accepted.value() + ": it must be refused with "
+				+ "a StaleWriterException");
+	}
+
+	private static void expect(@Nullable Object actual, @Nullable Object expected, String what) {
+		if (!Objects.equals(actual, expected)) {
+			throw new AssertionError(what + ": expected " + expected + ", was " + actual);
+		}
+	}
+
+	private static void await(CyclicBarrier barrier) {
+		try {
+			barrier.await(1, TimeUnit.MINUTES);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("The owners did not start together", ex);
+		}
+	}
+
+}
