@@ -26,7 +26,7 @@ public final class FencingDisabledAutoConfiguration {
 
 		FencingDisabledWarning() {
 			logger.warn("fencing.enabled=false: @FencedTask methods run without a lock or a fencing token, "
-					+ "and FencedJdbcTemplate's guarded methods run their statements unguarded");
+					+ "and FencedJdbcTemplate's guarded methods and the fenced Redis values run their writes unguarded");
 		}
 
 	}

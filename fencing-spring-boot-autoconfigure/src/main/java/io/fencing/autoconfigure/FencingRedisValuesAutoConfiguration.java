@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -20,13 +21,16 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  */
 @AutoConfiguration(after = FencingAutoConfiguration.class,
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@EnableConfigurationProperties(FencingProperties.class)
 public final class FencingRedisValuesAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnSingleCandidate(RedissonClient.class)
-	RedissonFencedValues redissonFencedValues(RedissonClient redisson) {
-		return new RedissonFencedValues(redisson);
+	RedissonFencedValues redissonFencedValues(RedissonClient redisson, FencingProperties fencing) {
+		RedissonFencedValues values = new RedissonFencedValues(redisson);
+		values.setFencingEnabled(fencing.isEnabled());
+		return values;
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -36,8 +40,10 @@ public final class FencingRedisValuesAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnSingleCandidate(StringRedisTemplate.class)
-		FencedRedisValues fencedRedisValues(StringRedisTemplate redis) {
-			return new FencedRedisValues(redis);
+		FencedRedisValues fencedRedisValues(StringRedisTemplate redis, FencingProperties fencing) {
+			FencedRedisValues values = new FencedRedisValues(redis);
+			values.setFencingEnabled(fencing.isEnabled());
+			return values;
 		}
 
 	}

@@ -17,7 +17,8 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
  * itself: the Redisson configuration a {@code fencing.redis.config} file is read into,
  * with the types of its settings. Redisson's jar registers its configuration classes, not
  * those types (the read mode, the subscription mode, the SSL verification mode), which a
- * YAML file sets too. The rest needs no hint of its own: {@code @FencedTask} methods are
+ * YAML file sets too; and the Lua script of the fenced Redis values. The rest needs no
+ * hint of its own: {@code @FencedTask} methods are
  * {@link org.springframework.aot.hint.annotation.Reflective @Reflective} (their
  * annotation and parameter names, for SpEL lock names), the endpoint's answers are
  * registered by Actuator, the properties by Boot, and JSqlParser parses and prints the
@@ -31,6 +32,8 @@ class FencingRuntimeHints implements RuntimeHintsRegistrar {
 		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(), Config.class,
 				SingleServerConfig.class, ClusterServersConfig.class, SentinelServersConfig.class,
 				MasterSlaveServersConfig.class, ReplicatedServersConfig.class);
+		// The script of the fenced Redis values, read from the jar.
+		hints.resources().registerPattern("io/fencing/redis/fenced-write.lua");
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.List;
 import io.fencing.FencedResource;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
+import io.fencing.NoFencingTokenException;
 import io.fencing.StaleWriterException;
 import org.jspecify.annotations.Nullable;
 
@@ -13,6 +14,37 @@ import org.jspecify.annotations.Nullable;
  * {@link FencedWrites#SCRIPT} on the value's key and its token's key.
  */
 abstract class FencedRedisKeys implements FencedResource<String> {
+
+	private static final FencingToken UNFENCED_TOKEN = new FencingToken("fencing.enabled=false", 0);
+
+	private boolean fencingEnabled = true;
+
+	/**
+	 * Whether writes are fenced (the default). {@code false}, as with
+	 * {@code fencing.enabled=false}, runs each one as the plain command, with no token
+	 * and no compare, and the current thread's token is not asked for.
+	 */
+	public void setFencingEnabled(boolean fencingEnabled) {
+		this.fencingEnabled = fencingEnabled;
+	}
+
+	/**
+	 * Sets {@code key} to {@code value} with the current thread's token.
+	 * @throws NoFencingTokenException when no token is bound; nothing ran
+	 */
+	@Override
+	public void write(String key, String value) {
+		write(currentToken(), key, value);
+	}
+
+	/**
+	 * Deletes {@code key} with the current thread's token.
+	 * @throws NoFencingTokenException when no token is bound; nothing ran
+	 */
+	@Override
+	public void delete(String key) {
+		delete(currentToken(), key);
+	}
 
 	/**
 	 * Sets {@code key} to {@code value} ({@code SET}), unless a newer token was accepted
@@ -39,7 +71,7 @@ abstract class FencedRedisKeys implements FencedResource<String> {
 	 * token.
 	 */
 	public void writeField(String key, String field, String value) {
-		writeField(FencingContext.current(), key, field, value);
+		writeField(currentToken(), key, field, value);
 	}
 
 	/**
@@ -66,8 +98,14 @@ abstract class FencedRedisKeys implements FencedResource<String> {
 
 	private void written(FencingToken token, String key, String operation, String field, String value) {
 		List<?> answer = evaluate(List.of(key, FencedWrites.tokenKey(key)), token.lockName(),
-				Long.toString(token.value()), operation, field, value);
+				Long.toString(token.value()), operation, field, value,
+				this.fencingEnabled ? FencedWrites.FENCED : FencedWrites.UNFENCED);
 		FencedWrites.written(answer, token, key);
+	}
+
+	/** The current thread's token; a stand-in, never compared, when fencing is off. */
+	private FencingToken currentToken() {
+		return this.fencingEnabled ? FencingContext.current() : UNFENCED_TOKEN;
 	}
 
 	/** Runs the script with these keys and arguments: its answer, a list. */

@@ -30,6 +30,11 @@ final class FencedWrites {
 
 	static final String HDEL = "hdel";
 
+	static final String FENCED = "fenced";
+
+	/** The plain command, without a compare and without a token: fencing is off. */
+	static final String UNFENCED = "unfenced";
+
 	private FencedWrites() {
 	}
 
@@ -43,6 +48,11 @@ final class FencedWrites {
 	static String tokenKey(String key) {
 		if (key.isEmpty()) {
 			throw new IllegalArgumentException("A fenced Redis key must not be empty");
+		}
+		if (key.startsWith(TOKEN_KEY_PREFIX)) {
+			throw new IllegalArgumentException("Redis key '" + key + "' starts with '" + TOKEN_KEY_PREFIX + "', where "
+					+ "the fenced values keep their tokens: writing it would overwrite another key's token. Give "
+					+ "the value another key");
 		}
 		int open = key.indexOf('{');
 		int close = (open >= 0) ? key.indexOf('}', open + 1) : -1;

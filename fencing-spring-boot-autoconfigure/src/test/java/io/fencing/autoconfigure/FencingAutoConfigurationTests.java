@@ -169,7 +169,7 @@ class FencingAutoConfigurationTests {
 	void whenDisabledGuardedWritesRunUnguardedAndAWarningSaysSo(CapturedOutput output) {
 		this.contextRunner.withPropertyValues("fencing.enabled=false").run((context) -> {
 			assertThat(output).contains("fencing.enabled=false: @FencedTask methods run without a lock")
-				.contains("guarded methods run their statements unguarded");
+				.contains("guarded methods and the fenced Redis values run their writes unguarded");
 			assertThat(context).doesNotHaveBean(FencedLocks.class)
 				.doesNotHaveBean(FencedTaskAdvisor.class)
 				.doesNotHaveBean(RedissonClient.class);

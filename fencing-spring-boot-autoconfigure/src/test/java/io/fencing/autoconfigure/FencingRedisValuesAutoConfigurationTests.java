@@ -59,6 +59,23 @@ class FencingRedisValuesAutoConfigurationTests {
 	}
 
 	@Test
+	void withFencingOffTheValuesAreWrittenPlainlyWithoutAToken() {
+		this.contextRunner.withPropertyValues("fencing.enabled=false").run((context) -> {
+			FencedRedisValues values = context.getBean(FencedRedisValues.class);
+			String key = "stock-level:" + UUID.randomUUID();
+			values.write(key, "8");
+			values.writeField(key + ":by-sku", "A-1", "8");
+			values.write(new FencingToken("stock-sync", 1), key, "5");
+			assertThat(values.read(key)).isEqualTo("5");
+			assertThat(values.acceptedToken(key)).isNull();
+			values.delete(key);
+			assertThat(values.read(key)).isNull();
+			// The starter builds no Redisson client with fencing off.
+			assertThat(context).doesNotHaveBean(RedissonFencedValues.class);
+		});
+	}
+
+	@Test
 	void theApplicationsOwnBeansAreKept() {
 		this.contextRunner
 			.withBean("mine", FencedRedisValues.class, () -> new FencedRedisValues(new StringRedisTemplate()))

@@ -48,6 +48,13 @@ class FencingRuntimeHintsTests {
 	}
 
 	@Test
+	void theScriptOfTheFencedRedisValuesIsInTheImage() {
+		new FencingRuntimeHints().registerHints(this.hints, getClass().getClassLoader());
+		assertThat(RuntimeHintsPredicates.resource().forResource("io/fencing/redis/fenced-write.lua"))
+			.accepts(this.hints);
+	}
+
+	@Test
 	void anApplicationProcessedAheadOfTimeGetsTheHints() {
 		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
 		context.register(DataRedisAutoConfiguration.class, FencingAutoConfiguration.class, StockJob.class);

@@ -116,6 +116,9 @@ abstract class FencedRedisValuesContractTests {
 		}
 		assertThatIllegalArgumentException().isThrownBy(() -> values().write(token(1), "a}b", "1"))
 			.withMessageContaining("Redis key 'a}b' has a '}' outside a hash tag");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> values().write(token(1), FencedWrites.tokenKey(this.key), "1"))
+			.withMessageContaining("where the fenced values keep their tokens");
 		// An empty tag: Redis hashes the whole key, which no tag can name.
 		for (String key : new String[] { "a{}b", "x{}y{z}" }) {
 			assertThatIllegalArgumentException().isThrownBy(() -> values().write(token(1), key, "1"));
