@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import org.redisson.config.ReadMode;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -70,7 +71,10 @@ class FencedResourceCheckerTests {
 			LettuceConnectionFactory connections = new LettuceConnectionFactory(
 					new RedisClusterConfiguration(List.of(cluster.nodeAddresses().split(","))));
 			Config config = new Config();
+			// Reads from the masters: the checker reads each write back, and Redisson
+			// reads from replicas by default, which may not have it yet.
 			config.useClusterServers()
+				.setReadMode(ReadMode.MASTER)
 				.addNodeAddress(List.of(cluster.nodeAddresses().split(","))
 					.stream()
 					.map((node) -> "redis://" + node)
