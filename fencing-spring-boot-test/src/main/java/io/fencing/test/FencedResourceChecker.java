@@ -7,6 +7,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,9 +23,10 @@ import org.jspecify.annotations.Nullable;
  * Checks an implementation of {@link FencedResource} against the rules it must keep, on
  * the real store: the reference timeline (a paused owner's write and delete refused with
  * both tokens, an equal token accepted, a deleted value not brought back), a token of
- * another lock refused, and owners with different tokens writing one key at once, where
- * an accepted token must never be followed by an older one (what an implementation that
- * reads the token and then writes lets through).
+ * another lock refused, and owners with rising tokens writing one key at once, where an
+ * accepted token must never be followed by an older one (what an implementation that
+ * reads the token and then writes lets through). Its reads must see the writes before
+ * them (a client that reads from replicas must read from the master here).
  */
 public final class FencedResourceChecker {
 
@@ -86,13 +89,20 @@ public final class FencedResourceChecker {
 		List<String> violations = new CopyOnWriteArrayList<>();
 		AtomicBoolean writing = new AtomicBoolean(true);
 		CyclicBarrier start = new CyclicBarrier(OWNERS + 1);
+		// A thread each, whatever the common pool's size: they wait for one another.
+		ExecutorService threads = Executors.newFixedThreadPool(OWNERS + 1);
 		List<CompletableFuture<Void>> owners = new ArrayList<>();
 		for (int owner = 1; owner <= OWNERS; owner++) {
-			FencingToken token = new FencingToken(lock, owner);
+			int ownerNumber = owner;
 			owners.add(CompletableFuture.runAsync(() -> {
 				await(start);
-				for (int i = 0; i < WRITES_PER_OWNER && violations.isEmpty(); i++) {
+				for (int i = 1; i <= WRITES_PER_OWNER && violations.isEmpty(); i++) {
+					// Tokens keep rising on every owner, as new runs keep coming while
+					// older ones still write, so that owners with close tokens race all
+					// along, not only at the start.
+					FencingToken token = new FencingToken(lock, (long) i * OWNERS + ownerNumber);
 					long before = newestAccepted.get();
+					notBelow(resource, key, before, violations);
 					try {
 						resource.write(token, key, "v" + token.value());
 					}
@@ -104,21 +114,16 @@ public final class FencedResourceChecker {
 								+ " had been: the token was read, and then written");
 					}
 					newestAccepted.accumulateAndGet(token.value(), Math::max);
+					notBelow(resource, key, token.value(), violations);
 				}
-			}));
+			}, threads));
 		}
 		CompletableFuture<Void> watcher = CompletableFuture.runAsync(() -> {
 			await(start);
-			long seen = 0;
 			while (writing.get() && violations.isEmpty()) {
-				FencingToken accepted = resource.acceptedToken(key);
-				long value = (accepted != null) ? accepted.value() : 0;
-				if (value < seen) {
-					violations.add("the accepted token went back from " + seen + " to " + value);
-				}
-				seen = Math.max(seen, value);
+				notBelow(resource, key, newestAccepted.get(), violations);
 			}
-		});
+		}, threads);
 		try {
 			CompletableFuture.allOf(owners.toArray(CompletableFuture[]::new)).get(2, TimeUnit.MINUTES);
 			writing.set(false);
@@ -127,12 +132,28 @@ public final class FencedResourceChecker {
 		catch (Exception ex) {
 			throw new AssertionError("The concurrent owners of '" + key + "' failed", ex);
 		}
+		finally {
+			threads.shutdownNow();
+		}
 		if (!violations.isEmpty()) {
 			throw new AssertionError("Owners writing '" + key + "' at once: " + violations.get(0));
 		}
 		long newest = newestAccepted.get();
 		expect(resource.acceptedToken(key), new FencingToken(lock, newest), "the token after the concurrent owners");
 		expect(resource.read(key), "v" + newest, "the value after the concurrent owners");
+	}
+
+	/**
+	 * Reads the accepted token, which must not be below {@code floor}, a token accepted
+	 * before the read began.
+	 */
+	private static void notBelow(FencedResource<String> resource, String key, long floor, List<String> violations) {
+		FencingToken accepted = resource.acceptedToken(key);
+		long value = (accepted != null) ? accepted.value() : 0;
+		if (value < floor) {
+			violations.add("the accepted token went back to " + value + " after token " + floor
+					+ " had been accepted: the token was read, and then written");
+		}
 	}
 
 	private static void refused(Runnable write, FencingToken stale, FencingToken accepted, String what) {

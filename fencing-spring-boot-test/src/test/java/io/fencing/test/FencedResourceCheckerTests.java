@@ -135,7 +135,7 @@ class FencedResourceCheckerTests {
 	/**
 	 * The wrapper written by hand, wrongly: it reads the accepted token, then writes the
 	 * value and the token in a second step, so another owner can write in between (a
-	 * millisecond's pause widens the window, as a slow network would).
+	 * pause of two milliseconds widens the window, as a slow network would).
 	 */
 	private static final class ReadThenWrite implements FencedResource<String> {
 
@@ -190,7 +190,7 @@ class FencedResourceCheckerTests {
 
 		private static void pause() {
 			try {
-				Thread.sleep(Duration.ofMillis(1).toMillis());
+				Thread.sleep(Duration.ofMillis(2).toMillis());
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
