@@ -26,7 +26,8 @@ public final class FencingDisabledAutoConfiguration {
 
 		FencingDisabledWarning() {
 			logger.warn("fencing.enabled=false: @FencedTask methods run without a lock or a fencing token, "
-					+ "and FencedJdbcTemplate's guarded methods and the fenced Redis values run their writes unguarded");
+					+ "FencedJdbcTemplate's guarded methods and the fenced Redis values run their writes unguarded, "
+					+ "and @FencedEndpoint methods run without checking the caller's token");
 		}
 
 	}

@@ -63,6 +63,10 @@ public final class TokenBindings {
 		Thread current = Thread.currentThread();
 		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
 			if (!binding.acquisition().hasEnded() && binding.token().lockName().equals(lockName)) {
+				if (binding.acquisition().isReceived()) {
+					// Another process holds that lock: this one takes its own.
+					return null;
+				}
 				return (binding.thread() == null || binding.thread() == current) ? binding : null;
 			}
 		}
@@ -86,8 +90,15 @@ public final class TokenBindings {
 
 	/** The tokens of the live bindings of this thread, innermost first, one per lock. */
 	public static List<FencingToken> tokens() {
+		return tokens(CURRENT.get());
+	}
+
+	/**
+	 * The tokens of the live bindings of {@code chain}, innermost first, one per lock.
+	 */
+	public static List<FencingToken> tokens(@Nullable Binding chain) {
 		List<FencingToken> tokens = new ArrayList<>(2);
-		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
+		for (Binding binding = chain; binding != null; binding = binding.outer()) {
 			FencingToken token = binding.token();
 			if (!binding.acquisition().hasEnded()
 					&& tokens.stream().noneMatch((bound) -> bound.lockName().equals(token.lockName()))) {
@@ -237,6 +248,8 @@ public final class TokenBindings {
 
 		private final @Nullable String taskName;
 
+		private final boolean received;
+
 		private volatile boolean ended;
 
 		private final AtomicLong newestRefusingToken = new AtomicLong(Long.MIN_VALUE);
@@ -279,11 +292,32 @@ public final class TokenBindings {
 		 */
 		public Acquisition(FencingToken token, long leaseEndNanos, boolean fixedLease, BooleanSupplier heldInRedis,
 				@Nullable String taskName) {
+			this(token, leaseEndNanos, fixedLease, heldInRedis, taskName, false);
+		}
+
+		private Acquisition(FencingToken token, long leaseEndNanos, boolean fixedLease, BooleanSupplier heldInRedis,
+				@Nullable String taskName, boolean received) {
 			this.token = token;
 			this.leaseEndNanos = leaseEndNanos;
 			this.fixedLease = fixedLease;
 			this.heldInRedis = heldInRedis;
 			this.taskName = taskName;
+			this.received = received;
+		}
+
+		/**
+		 * The acquisition of another process whose token a request carried here: its
+		 * writes are fenced with that token, this process cannot tell whether that owner
+		 * still holds the lock ({@link #isHeldInRedis()} is {@code false}), and a task of
+		 * that lock run here takes a lock of its own.
+		 */
+		public static Acquisition received(FencingToken token) {
+			return new Acquisition(token, 0, false, () -> false, null, true);
+		}
+
+		/** Whether a request carried this acquisition's token from another process. */
+		public boolean isReceived() {
+			return this.received;
 		}
 
 		public FencingToken token() {

@@ -169,7 +169,8 @@ class FencingAutoConfigurationTests {
 	void whenDisabledGuardedWritesRunUnguardedAndAWarningSaysSo(CapturedOutput output) {
 		this.contextRunner.withPropertyValues("fencing.enabled=false").run((context) -> {
 			assertThat(output).contains("fencing.enabled=false: @FencedTask methods run without a lock")
-				.contains("guarded methods and the fenced Redis values run their writes unguarded");
+				.contains("guarded methods and the fenced Redis values run their writes unguarded")
+				.contains("@FencedEndpoint methods run without checking the caller's token");
 			assertThat(context).doesNotHaveBean(FencedLocks.class)
 				.doesNotHaveBean(FencedTaskAdvisor.class)
 				.doesNotHaveBean(RedissonClient.class);

@@ -1,0 +1,54 @@
+package io.fencing.web;
+
+import java.lang.reflect.Method;
+import java.util.Map;
+
+import io.fencing.http.FencedEndpoint;
+import io.fencing.web.FencedEndpointMethods.WebStack;
+
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanInitializationException;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+
+/**
+ * Fails the startup on a {@link FencedEndpoint} method that cannot be honoured (a blank
+ * lock name, a placeholder without a value, no request mapping, a return type the token
+ * cannot follow, an application that is not a web application), so that an annotation
+ * never silently does nothing.
+ */
+public class FencedEndpointBeanValidator implements BeanPostProcessor {
+
+	private final FencedEndpointMethods methods;
+
+	private final WebStack stack;
+
+	public FencedEndpointBeanValidator(FencedEndpointMethods methods, WebStack stack) {
+		this.methods = methods;
+		this.stack = stack;
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+		Class<?> type = AopProxyUtils.ultimateTargetClass(bean);
+		if (!AnnotationUtils.isCandidateClass(type, FencedEndpoint.class)) {
+			return bean;
+		}
+		Map<Method, FencedEndpoint> endpoints = MethodIntrospector.selectMethods(type,
+				(MethodIntrospector.MetadataLookup<FencedEndpoint>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, FencedEndpoint.class));
+		for (Method method : endpoints.keySet()) {
+			try {
+				this.methods.check(method, this.stack);
+			}
+			catch (IllegalStateException ex) {
+				throw new BeanInitializationException("Bean '" + beanName + "': " + ex.getMessage(), ex);
+			}
+		}
+		return bean;
+	}
+
+}

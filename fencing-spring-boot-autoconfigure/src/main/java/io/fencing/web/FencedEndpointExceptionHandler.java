@@ -1,0 +1,25 @@
+package io.fencing.web;
+
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ControllerAdvice;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+
+/**
+ * Answers a fenced endpoint's refusals with their status, headers and problem detail, in
+ * Spring MVC and WebFlux alike, before an application's catch-all handlers: a stale
+ * caller must get its {@code 409} for its client to know. Only the refusals of
+ * {@link io.fencing.http.FencedEndpoint} methods come here.
+ */
+@ControllerAdvice
+@Order(Ordered.HIGHEST_PRECEDENCE + 100)
+public class FencedEndpointExceptionHandler {
+
+	@ExceptionHandler(FencedRequestRefusedException.class)
+	public ResponseEntity<ProblemDetail> refused(FencedRequestRefusedException refusal) {
+		return ResponseEntity.status(refusal.getStatusCode()).headers(refusal.getHeaders()).body(refusal.getBody());
+	}
+
+}

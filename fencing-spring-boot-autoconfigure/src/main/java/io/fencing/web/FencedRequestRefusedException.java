@@ -1,0 +1,82 @@
+package io.fencing.web;
+
+import java.net.URI;
+import java.util.List;
+
+import io.fencing.FencingToken;
+import io.fencing.StaleWriterException;
+import io.fencing.http.FencingHeaders;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.web.ErrorResponseException;
+
+/**
+ * A request to a fenced endpoint refused: a stale token ({@code 409 Conflict}), no token
+ * of the endpoint's lock ({@code 428 Precondition Required}) or a malformed header
+ * ({@code 400 Bad Request}), answered with a problem detail.
+ */
+public class FencedRequestRefusedException extends ErrorResponseException {
+
+	private FencedRequestRefusedException(HttpStatus status, HttpHeaders headers, ProblemDetail body,
+			@Nullable Throwable cause) {
+		super(status, body, cause);
+		getHeaders().putAll(headers);
+	}
+
+	/** The refusal of a stale caller, with both tokens. */
+	static FencedRequestRefusedException stale(StaleWriterException refusal, String instance) {
+		ProblemDetail body = problem(HttpStatus.CONFLICT, "Stale fencing token", String.valueOf(refusal.getMessage()),
+				instance);
+		body.setProperty("lockName", refusal.getLockName());
+		body.setProperty("token", refusal.getToken());
+		body.setProperty("acceptedToken", refusal.getAcceptedToken());
+		body.setProperty("resource", refusal.getResource());
+		HttpHeaders headers = new HttpHeaders();
+		headers.set(FencingHeaders.REFUSED,
+				FencingHeaders.format(new FencingToken(refusal.getLockName(), refusal.getToken())));
+		if (refusal.getAcceptedToken() != null) {
+			headers.set(FencingHeaders.ACCEPTED_TOKEN, Long.toString(refusal.getAcceptedToken()));
+		}
+		return new FencedRequestRefusedException(HttpStatus.CONFLICT, headers, body, refusal);
+	}
+
+	/** A request without a token of the endpoint's lock. */
+	static FencedRequestRefusedException missing(String lockName, List<FencingToken> received, String request,
+			String instance) {
+		String detail = request + " is a fenced endpoint of lock '" + lockName + "' and the request "
+				+ (received.isEmpty() ? "carries no fencing token"
+						: "carries tokens of other locks only "
+								+ received.stream().map((token) -> "'" + token.lockName() + "'").toList())
+				+ ": call it from a @FencedTask(\"" + lockName + "\") through a RestClient, RestTemplate or WebClient "
+				+ "built by Boot's builders (they send the token in the " + FencingHeaders.TOKEN
+				+ " header), or send that header yourself";
+		ProblemDetail body = problem(HttpStatus.PRECONDITION_REQUIRED, "Fencing token required", detail, instance);
+		body.setProperty("lockName", lockName);
+		return new FencedRequestRefusedException(HttpStatus.PRECONDITION_REQUIRED, new HttpHeaders(), body, null);
+	}
+
+	/** A request whose token header is malformed. */
+	static FencedRequestRefusedException malformed(String header, IllegalArgumentException problem, String request,
+			String instance) {
+		String detail = request + ": the " + FencingHeaders.TOKEN + " header '" + header + "' is malformed: "
+				+ problem.getMessage() + " (expected lock=token entries, as stock-sync=2)";
+		return new FencedRequestRefusedException(HttpStatus.BAD_REQUEST, new HttpHeaders(),
+				problem(HttpStatus.BAD_REQUEST, "Malformed fencing token", detail, instance), problem);
+	}
+
+	private static ProblemDetail problem(HttpStatus status, String title, String detail, String instance) {
+		ProblemDetail body = ProblemDetail.forStatusAndDetail(status, detail);
+		body.setTitle(title);
+		try {
+			body.setInstance(URI.create(instance));
+		}
+		catch (IllegalArgumentException ex) {
+			// A path that is no URI reference: the detail names the request.
+		}
+		return body;
+	}
+
+}

@@ -1,0 +1,82 @@
+package io.fencing.autoconfigure;
+
+import io.fencing.http.FencedEndpoint;
+import io.fencing.http.FencingTokenExchangeFilter;
+import io.fencing.web.FencedEndpointAdvisor;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
+import org.springframework.web.reactive.function.client.WebClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Fenced calls in a WebFlux application: Boot's {@code WebClient.Builder} sends the
+ * token, the exchange reaches the endpoints through the Reactor context, and an endpoint
+ * that does not return a {@code Mono} or {@code Flux} fails the startup.
+ */
+class FencingHttpReactiveAutoConfigurationTests {
+
+	private final ReactiveWebApplicationContextRunner contextRunner = new ReactiveWebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, WebClientAutoConfiguration.class,
+				FencingHttpAutoConfiguration.class));
+
+	@Test
+	void bootsWebClientBuilderSendsTheTokenAndTheExchangeReachesTheEndpoints() {
+		this.contextRunner.withBean(ReactiveEndpoints.class).run((context) -> {
+			assertThat(context).hasNotFailed()
+				.hasSingleBean(FencedEndpointAdvisor.class)
+				.hasSingleBean(ServerWebExchangeContextFilter.class);
+			FencingTokenExchangeFilter filter = context.getBean(FencingTokenExchangeFilter.class);
+			context.getBean(WebClient.Builder.class).filters((filters) -> assertThat(filters).contains(filter));
+		});
+	}
+
+	@Test
+	void anEndpointThatReturnsAPlainValueFailsTheStartup() {
+		this.contextRunner.withBean(PlainEndpoint.class)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining(
+						"@FencedEndpoint on " + PlainEndpoint.class.getName() + ".put cannot be honoured: "
+								+ "it returns String, and in a WebFlux application the token is carried by the Reactor "
+								+ "pipeline. Return a Mono or a Flux"));
+	}
+
+	@RestController
+	static class ReactiveEndpoints {
+
+		@PostMapping("/stock")
+		@FencedEndpoint("stock-sync")
+		public Mono<String> put() {
+			return Mono.just("ok");
+		}
+
+		@PostMapping("/stocks")
+		@FencedEndpoint("stock-sync")
+		public Flux<String> putAll() {
+			return Flux.just("ok");
+		}
+
+	}
+
+	@RestController
+	static class PlainEndpoint {
+
+		@PostMapping("/stock")
+		@FencedEndpoint("stock-sync")
+		public String put() {
+			return "ok";
+		}
+
+	}
+
+}

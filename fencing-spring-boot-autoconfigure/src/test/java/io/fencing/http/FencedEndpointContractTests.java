@@ -1,0 +1,461 @@
+package io.fencing.http;
+
+import java.sql.Connection;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencing.FencedTask;
+import io.fencing.FencedTasks;
+import io.fencing.FencingContext;
+import io.fencing.FencingToken;
+import io.fencing.OnBusy;
+import io.fencing.StaleWriterException;
+import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.jdbc.UnfencedWrites;
+import io.fencing.testsupport.Latches;
+import io.fencing.testsupport.TestServices;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.support.GenericApplicationContext;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.reactive.function.client.WebClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Fenced calls between two real applications over loopback HTTP, run against each real
+ * database by a subclass: a calling application whose fenced tasks call through Boot's
+ * {@code RestClient} and {@code WebClient}, and two receiving applications (Spring MVC on
+ * a servlet server, WebFlux on a reactive one) whose {@link FencedEndpoint} writes a
+ * fenced table of that database. The reference timeline: A is paused past its 1 s lease,
+ * B takes over and calls, and A's late call is refused.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class FencedEndpointContractTests {
+
+	private static final String[] EXCLUDED = {
+			"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
+			"org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration" };
+
+	private final String lock = "stock-sync-" + UUID.randomUUID();
+
+	private final String table = "stock_http_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	private HikariDataSource pool;
+
+	private ConfigurableApplicationContext mvc;
+
+	private ConfigurableApplicationContext webflux;
+
+	private ConfigurableApplicationContext caller;
+
+	/** A new pool of its own on the database under test. */
+	protected abstract HikariDataSource pool();
+
+	/** A new pool like the shared pool of a real database. */
+	static HikariDataSource poolLike(DataSource shared) {
+		HikariDataSource like = (HikariDataSource) shared;
+		HikariDataSource pool = new HikariDataSource();
+		pool.setMaximumPoolSize(4);
+		pool.setJdbcUrl(like.getJdbcUrl());
+		pool.setUsername(like.getUsername());
+		pool.setPassword(like.getPassword());
+		return pool;
+	}
+
+	@BeforeAll
+	void startTheApplications() {
+		this.pool = pool();
+		new JdbcTemplate(this.pool).execute("CREATE TABLE " + this.table
+				+ " (sku VARCHAR(32) PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL)");
+		this.mvc = receiver(WebApplicationType.SERVLET, MvcReceiver.class);
+		this.webflux = receiver(WebApplicationType.REACTIVE, WebFluxReceiver.class);
+		this.caller = new SpringApplicationBuilder(Caller.class).web(WebApplicationType.NONE)
+			.properties(common())
+			.run();
+	}
+
+	private ConfigurableApplicationContext receiver(WebApplicationType type, Class<?> application) {
+		DataSource shared = new DelegatingDataSource(this.pool);
+		return new SpringApplicationBuilder(application).web(type)
+			.initializers((ApplicationContextInitializer<GenericApplicationContext>) (context) -> context
+				.registerBean("dataSource", DataSource.class, () -> shared))
+			.properties(common())
+			.properties("server.port=0", "fencing.jdbc.fenced-tables=" + this.table,
+					"fencing.jdbc.initialize-schema=always", "spring.reactor.context-propagation=auto")
+			.run();
+	}
+
+	private Map<String, Object> common() {
+		return Map.of("spring.data.redis.url", TestServices.redisUrl(), "test.lock", this.lock, "test.table",
+				this.table, "spring.main.banner-mode", "off", "spring.jmx.enabled", "false",
+				"spring.autoconfigure.exclude", String.join(",", EXCLUDED));
+	}
+
+	@AfterAll
+	void stopTheApplications() throws Exception {
+		this.threads.shutdownNow();
+		for (ConfigurableApplicationContext context : new ConfigurableApplicationContext[] { this.caller, this.mvc,
+				this.webflux }) {
+			if (context != null) {
+				context.close();
+			}
+		}
+		try {
+			JdbcTemplate jdbc = new JdbcTemplate(this.pool);
+			jdbc.execute("DROP TABLE IF EXISTS " + this.table);
+			String product = jdbc.execute((Connection connection) -> connection.getMetaData().getDatabaseProductName());
+			if ("PostgreSQL".equals(product)) {
+				jdbc.execute("DROP FUNCTION IF EXISTS fencing_fence_" + this.table + "(), fencing_fence_" + this.table
+						+ "_truncate()");
+			}
+		}
+		finally {
+			this.pool.close();
+		}
+	}
+
+	@ParameterizedTest(name = "{0} calling {1}")
+	@CsvSource({ "REST_CLIENT, MVC", "WEB_CLIENT, WEBFLUX", "REST_CLIENT, WEBFLUX", "WEB_CLIENT, MVC" })
+	void aPausedCallersLateCallIsRefusedAfterItsLeasePassesToANewOwner(Client client, Receiver receiver)
+			throws Exception {
+		String sku = newRow();
+		Callers callers = this.caller.getBean(Callers.class);
+		String url = url(receiver) + "/stock/" + sku;
+		CountDownLatch aHolds = new CountDownLatch(1);
+		CountDownLatch aResumes = new CountDownLatch(1);
+		// t=0: A acquires with a 1 s lease, then pauses.
+		Future<FencingToken> a = this.threads.submit(() -> callers.a(() -> {
+			aHolds.countDown();
+			Latches.await(aResumes);
+			callers.put(client, url, 5); // t=7: A wakes up and calls with its old token
+		}));
+		Latches.await(aHolds);
+		// t=5..6: A's lease expires while A is paused; B acquires and calls with 8.
+		FencingToken b = this.threads.submit(() -> callers.b(() -> {
+			callers.put(client, url, 8);
+			aResumes.countDown();
+			ExecutionException refused = null;
+			try {
+				a.get(20, TimeUnit.SECONDS);
+			}
+			catch (ExecutionException ex) {
+				refused = ex;
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+			assertThat(refused).as("A's late call must be refused").isNotNull();
+			// t=8: B calls again with the same token.
+			callers.put(client, url, 9);
+		})).get(30, TimeUnit.SECONDS);
+
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(a::get)
+			.havingCause()
+			.isInstanceOfSatisfying(StaleWriterException.class, (refused) -> {
+				assertThat(refused.getLockName()).isEqualTo(this.lock);
+				assertThat(refused.getToken()).isLessThan(b.value());
+				assertThat(refused.getAcceptedToken()).isEqualTo(b.value());
+				assertThat(refused.getResource()).isEqualTo("PUT " + url);
+				assertThat(refused)
+					.hasMessageContaining("token " + refused.getToken() + " is older than accepted token " + b.value());
+			});
+		assertThat(row(sku)).containsExactly(9, b.value());
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "MVC, /stock/", "WEBFLUX, /stock/", "MVC, /plain-stock/" })
+	void aStaleCallIsAnswered409WithAProblemDetailNamingBothTokensAndChangesNothing(Receiver receiver, String path) {
+		String sku = newRow();
+		String url = url(receiver) + path + sku;
+		assertThat(call(url, this.lock + "=7", 8).status()).isEqualTo(200);
+		Answer refused = call(url, this.lock + "=6", 5);
+		assertThat(refused.status()).isEqualTo(409);
+		assertThat(refused.headers().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+		assertThat(refused.headers().getFirst(FencingHeaders.REFUSED)).isEqualTo(this.lock + "=6");
+		assertThat(refused.headers().getFirst(FencingHeaders.ACCEPTED_TOKEN)).isEqualTo("7");
+		assertThat(refused.body())
+			.contains("\"status\":409", "\"lockName\":\"" + this.lock + "\"", "\"token\":6", "\"acceptedToken\":7",
+					"token 6 is older than accepted token 7", "\"instance\":\"" + path + sku + "\"")
+			.containsIgnoringCase("\"resource\":\"table " + this.table + "\"");
+		assertThat(row(sku)).containsExactly(8, 7L);
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "MVC", "WEBFLUX" })
+	void aCallWithoutATokenOfTheEndpointsLockIsAnswered428AndRunsNothing(Receiver receiver) {
+		String sku = newRow();
+		String url = url(receiver) + "/stock/" + sku;
+		Answer none = call(url, null, 5);
+		assertThat(none.status()).isEqualTo(428);
+		assertThat(none.body()).contains("PUT /stock/" + sku + " is a fenced endpoint of lock '" + this.lock + "'",
+				"carries no fencing token", "Fencing-Token");
+		Answer otherLock = call(url, "other-lock=9", 5);
+		assertThat(otherLock.status()).isEqualTo(428);
+		assertThat(otherLock.body()).contains("carries tokens of other locks only ['other-lock']");
+		assertThat(row(sku)).containsExactly(10, 0L);
+	}
+
+	@ParameterizedTest
+	@CsvSource(value = { "MVC|garbage", "WEBFLUX|garbage", "MVC|lock=1x", "WEBFLUX|a=1, a=2" }, delimiter = '|')
+	void aMalformedTokenHeaderIsAnswered400AndRunsNothing(Receiver receiver, String header) {
+		String sku = newRow();
+		Answer answer = call(url(receiver) + "/stock/" + sku, header, 5);
+		assertThat(answer.status()).isEqualTo(400);
+		assertThat(answer.body()).contains("the Fencing-Token header", "is malformed");
+		assertThat(row(sku)).containsExactly(10, 0L);
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "REST_CLIENT, MVC", "WEB_CLIENT, WEBFLUX" })
+	void aCallFromNoTaskSendsNoTokenAndTheEndpointRefusesIt(Client client, Receiver receiver) {
+		String sku = newRow();
+		Callers callers = this.caller.getBean(Callers.class);
+		assertThatExceptionOfType(RuntimeException.class)
+			.isThrownBy(() -> callers.put(client, url(receiver) + "/stock/" + sku, 5))
+			.satisfies((refused) -> assertThat(refused).hasMessageContaining("428"));
+		assertThat(row(sku)).containsExactly(10, 0L);
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "MVC" })
+	void theReceivedTokenIsNoLockOfThisServiceAndATaskOfTheSameLockTakesItsOwn(Receiver receiver) {
+		Answer answer = call(url(receiver) + "/nested", this.lock + "=123456789", 0);
+		assertThat(answer.status()).isEqualTo(200);
+		String[] received = answer.body().split(" ");
+		// The endpoint's token, isLeaseValid() there, and the token of a task run inside
+		// it.
+		assertThat(received[0]).isEqualTo("123456789");
+		assertThat(received[1]).isEqualTo("false");
+		assertThat(Long.parseLong(received[2])).isNotEqualTo(123456789L).isPositive();
+	}
+
+	private String newRow() {
+		String sku = "S-" + UUID.randomUUID().toString().substring(0, 8);
+		FencedJdbcTemplate jdbc = this.mvc.getBean(FencedJdbcTemplate.class);
+		UnfencedWrites.run(
+				() -> jdbc.update("INSERT INTO " + this.table + " (sku, quantity, last_token) VALUES (?, 10, 0)", sku));
+		return sku;
+	}
+
+	private Object[] row(String sku) {
+		return new JdbcTemplate(this.pool).queryForObject(
+				"SELECT quantity, last_token FROM " + this.table + " WHERE sku = ?",
+				(rs, i) -> new Object[] { rs.getInt(1), rs.getLong(2) }, sku);
+	}
+
+	private String url(Receiver receiver) {
+		ConfigurableApplicationContext context = (receiver == Receiver.MVC) ? this.mvc : this.webflux;
+		return "http://127.0.0.1:" + context.getEnvironment().getRequiredProperty("local.server.port");
+	}
+
+	/** A call by a plain client, with the given token header or none. */
+	private static Answer call(String url, String tokenHeader, int quantity) {
+		return RestClient.create().put().uri(url).headers((headers) -> {
+			if (tokenHeader != null) {
+				headers.set(FencingHeaders.TOKEN, tokenHeader);
+			}
+		})
+			.contentType(MediaType.TEXT_PLAIN)
+			.body(Integer.toString(quantity))
+			.exchange((request, response) -> new Answer(response.getStatusCode().value(), response.getHeaders(),
+					new String(response.getBody().readAllBytes())));
+	}
+
+	record Answer(int status, HttpHeaders headers, String body) {
+	}
+
+	enum Client {
+
+		REST_CLIENT, WEB_CLIENT
+
+	}
+
+	enum Receiver {
+
+		MVC, WEBFLUX
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class Caller {
+
+		@Bean
+		Callers callers(RestClient.Builder rest, WebClient.Builder web) {
+			return new Callers(rest.build(), web.build());
+		}
+
+	}
+
+	static class Callers {
+
+		private final RestClient rest;
+
+		private final WebClient web;
+
+		Callers(RestClient rest, WebClient web) {
+			this.rest = rest;
+			this.web = web;
+		}
+
+		@FencedTask(value = "${test.lock}", leaseTime = "1s", onBusy = OnBusy.FAIL)
+		public FencingToken a(Runnable body) {
+			body.run();
+			return FencingContext.current();
+		}
+
+		@FencedTask(value = "${test.lock}", leaseTime = "30s", waitTime = "10s", onBusy = OnBusy.FAIL)
+		public FencingToken b(Runnable body) {
+			body.run();
+			return FencingContext.current();
+		}
+
+		public void put(Client client, String url, int quantity) {
+			if (client == Client.REST_CLIENT) {
+				this.rest.put()
+					.uri(url)
+					.contentType(MediaType.TEXT_PLAIN)
+					.body(Integer.toString(quantity))
+					.retrieve()
+					.toBodilessEntity();
+			}
+			else {
+				this.web.put()
+					.uri(url)
+					.contentType(MediaType.TEXT_PLAIN)
+					.bodyValue(Integer.toString(quantity))
+					.retrieve()
+					.toBodilessEntity()
+					.block();
+			}
+		}
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class MvcReceiver {
+
+		@Bean
+		MvcStock mvcStock(FencedJdbcTemplate jdbc, DataSource dataSource, FencedTasks tasks,
+				@Value("${test.table}") String table) {
+			return new MvcStock(jdbc, new JdbcTemplate(dataSource), tasks, table);
+		}
+
+	}
+
+	@RestController
+	static class MvcStock {
+
+		private final FencedJdbcTemplate jdbc;
+
+		private final JdbcTemplate plain;
+
+		private final FencedTasks tasks;
+
+		private final String table;
+
+		MvcStock(FencedJdbcTemplate jdbc, JdbcTemplate plain, FencedTasks tasks, String table) {
+			this.jdbc = jdbc;
+			this.plain = plain;
+			this.tasks = tasks;
+			this.table = table;
+		}
+
+		@PutMapping("/nested")
+		@FencedEndpoint("${test.lock}")
+		public String nested() {
+			FencingToken received = FencingContext.current();
+			boolean leaseValid = FencingContext.isLeaseValid();
+			long[] inner = new long[1];
+			this.tasks.run(received.lockName(), (token) -> inner[0] = token.value());
+			return received.value() + " " + leaseValid + " " + inner[0];
+		}
+
+		@PutMapping("/stock/{sku}")
+		@FencedEndpoint("${test.lock}")
+		public int put(@PathVariable String sku, @RequestBody String quantity) {
+			return this.jdbc.update("UPDATE " + this.table + " SET quantity = ? WHERE sku = ?",
+					Integer.parseInt(quantity), sku);
+		}
+
+		/** Written by a template that knows nothing of fencing (as jOOQ, MyBatis). */
+		@PutMapping("/plain-stock/{sku}")
+		@FencedEndpoint("${test.lock}")
+		public int putPlain(@PathVariable String sku, @RequestBody String quantity) {
+			return this.plain.update("UPDATE " + this.table + " SET quantity = ? WHERE sku = ?",
+					Integer.parseInt(quantity), sku);
+		}
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class WebFluxReceiver {
+
+		@Bean
+		WebFluxStock webFluxStock(FencedJdbcTemplate jdbc, @Value("${test.table}") String table) {
+			return new WebFluxStock(jdbc, table);
+		}
+
+	}
+
+	@RestController
+	static class WebFluxStock {
+
+		private final FencedJdbcTemplate jdbc;
+
+		private final String table;
+
+		WebFluxStock(FencedJdbcTemplate jdbc, String table) {
+			this.jdbc = jdbc;
+			this.table = table;
+		}
+
+		/** Blocking JDBC on a worker thread: the pipeline carries the token there. */
+		@PutMapping("/stock/{sku}")
+		@FencedEndpoint("${test.lock}")
+		public Mono<Integer> put(@PathVariable String sku, @RequestBody Mono<String> quantity) {
+			return quantity.publishOn(Schedulers.boundedElastic())
+				.map((value) -> this.jdbc.update("UPDATE " + this.table + " SET quantity = ? WHERE sku = ?",
+						Integer.parseInt(value), sku));
+		}
+
+	}
+
+}
