@@ -79,7 +79,7 @@ public class FencedRedisValueBenchmarks {
 	@TearDown
 	public void disconnect() {
 		this.redis.delete(this.key);
-		this.redis.delete("fencing:token:{" + this.key + "}");
+		this.redis.delete("fencing:token:u:{" + this.key + "}");
 		this.redisson.shutdown();
 		this.connections.destroy();
 	}

@@ -171,9 +171,9 @@ public final class FencingHeaders {
 	}
 
 	private static long parseToken(String text, String lockName) {
-		int start = text.startsWith("-") ? 1 : 0;
-		boolean digits = text.length() > start && text.length() <= 20;
-		for (int i = start; digits && i < text.length(); i++) {
+		// Tokens are never negative: a sign is refused with any other character.
+		boolean digits = !text.isEmpty() && text.length() <= 19;
+		for (int i = 0; digits && i < text.length(); i++) {
 			digits = text.charAt(i) >= '0' && text.charAt(i) <= '9';
 		}
 		if (digits) {

@@ -1,6 +1,7 @@
 package io.fencing.redis;
 
 import java.util.List;
+import java.util.Locale;
 
 import io.fencing.FencedResource;
 import io.fencing.FencingContext;
@@ -8,6 +9,9 @@ import io.fencing.FencingToken;
 import io.fencing.NoFencingTokenException;
 import io.fencing.StaleWriterException;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.InvalidDataAccessApiUsageException;
+import org.springframework.util.Assert;
 
 /**
  * The fenced writes of Redis values and hash fields, whatever the client: each one runs
@@ -93,13 +97,40 @@ abstract class FencedRedisKeys implements FencedResource<String> {
 		written(token, key, FencedWrites.HDEL, field, "");
 	}
 
+	/**
+	 * {@link #deleteField(FencingToken, String, String)} with the current thread's token.
+	 */
+	public void deleteField(String key, String field) {
+		deleteField(currentToken(), key, field);
+	}
+
 	/** The value of {@code field} of the hash {@code key}, {@code null} when none. */
 	public abstract @Nullable String readField(String key, String field);
 
 	private void written(FencingToken token, String key, String operation, String field, String value) {
-		List<?> answer = evaluate(List.of(key, FencedWrites.tokenKey(key)), token.lockName(),
-				Long.toString(token.value()), operation, field, value,
-				this.fencingEnabled ? FencedWrites.FENCED : FencedWrites.UNFENCED);
+		Assert.notNull(token, "token must not be null");
+		Assert.notNull(key, "key must not be null");
+		Assert.notNull(field, "field must not be null");
+		Assert.notNull(value, () -> "The value of Redis key '" + key + "' must not be null: delete the key instead");
+		if (this.fencingEnabled && token.value() < 0) {
+			throw new IllegalArgumentException("Token " + token.value() + " of lock '" + token.lockName()
+					+ "' is negative, and fencing tokens never are: Redis key '" + key + "' was not written");
+		}
+		// Off, the plain command: no token key, so any key the command takes is written.
+		String tokenKey = this.fencingEnabled ? FencedWrites.tokenKey(key) : key;
+		List<?> answer;
+		try {
+			answer = evaluate(List.of(key, tokenKey), token.lockName(), Long.toString(token.value()), operation, field,
+					value, this.fencingEnabled ? FencedWrites.FENCED : FencedWrites.UNFENCED);
+		}
+		catch (RuntimeException ex) {
+			if (FencedWrites.says(ex, "WRONGTYPE")) {
+				throw new InvalidDataAccessApiUsageException("Redis key '" + key + "' holds a value of another type "
+						+ "than " + operation.toUpperCase(Locale.ROOT) + " writes (WRONGTYPE): nothing changed. "
+						+ "Write strings and hashes under different keys", ex);
+			}
+			throw ex;
+		}
 		FencedWrites.written(answer, token, key);
 	}
 
@@ -109,6 +140,6 @@ abstract class FencedRedisKeys implements FencedResource<String> {
 	}
 
 	/** Runs the script with these keys and arguments: its answer, a list. */
-	abstract List<?> evaluate(List<String> keys, String... arguments);
+	abstract @Nullable List<?> evaluate(List<String> keys, String... arguments);
 
 }

@@ -39,9 +39,10 @@ final class FencedWrites {
 	}
 
 	/**
-	 * The key of {@code key}'s token, in the same Redis Cluster slot: {@code key} after
-	 * the prefix when it has a hash tag (its tag stays the first), else {@code key} as
-	 * the hash tag.
+	 * The key of {@code key}'s token, in the same Redis Cluster slot and never another
+	 * key's: {@code t:} and {@code key} after the prefix when it has a hash tag (its tag
+	 * stays the first), else {@code u:} and {@code key} as the hash tag. Different
+	 * letters, so that a key and the same key in braces keep two tokens.
 	 * @throws IllegalArgumentException when {@code key} has a {@code '}'} outside a hash
 	 * tag, so that no key can share its slot through a tag
 	 */
@@ -57,10 +58,10 @@ final class FencedWrites {
 		int open = key.indexOf('{');
 		int close = (open >= 0) ? key.indexOf('}', open + 1) : -1;
 		if (open >= 0 && close > open + 1) {
-			return TOKEN_KEY_PREFIX + key;
+			return TOKEN_KEY_PREFIX + "t:" + key;
 		}
 		if (key.indexOf('}') < 0) {
-			return TOKEN_KEY_PREFIX + "{" + key + "}";
+			return TOKEN_KEY_PREFIX + "u:{" + key + "}";
 		}
 		throw new IllegalArgumentException("Redis key '" + key + "' has a '}' outside a hash tag, so its token "
 				+ "cannot be kept in its Redis Cluster slot: give the key a hash tag (for example '{"
@@ -72,7 +73,11 @@ final class FencedWrites {
 	 * @throws StaleWriterException when a newer token of the same lock was accepted
 	 * @throws IllegalStateException when a token of another lock was accepted
 	 */
-	static void written(List<?> answer, FencingToken token, String key) {
+	static void written(@Nullable List<?> answer, FencingToken token, String key) {
+		if (answer == null || answer.isEmpty()) {
+			throw new IllegalStateException("The fenced write of Redis key '" + key + "' got no answer from its "
+					+ "script: was it queued in a Redis transaction (MULTI)? Nothing is known of its outcome");
+		}
 		String outcome = text(answer, 0);
 		if ("written".equals(outcome)) {
 			return;
@@ -89,6 +94,20 @@ final class FencedWrites {
 					+ "compared with it. Write each key under one lock. Nothing changed");
 		}
 		throw new IllegalStateException("The fenced write of Redis key '" + key + "' answered " + answer);
+	}
+
+	/** Whether {@code failure} or one of its causes says {@code word} (a Redis error). */
+	static boolean says(Throwable failure, String word) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && message.contains(word)) {
+				return true;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return false;
 	}
 
 	/** The token the script's token hash holds, {@code null} when none. */

@@ -44,10 +44,9 @@ public class RedissonFencedValues extends FencedRedisKeys {
 	}
 
 	@Override
-	List<?> evaluate(List<String> keys, String... arguments) {
-		List<Object> answer = this.script.eval(keys.get(0), RScript.Mode.READ_WRITE, FencedWrites.SCRIPT,
-				RScript.ReturnType.LIST, List.copyOf(keys), (Object[]) arguments);
-		return (answer != null) ? answer : List.of();
+	@Nullable List<?> evaluate(List<String> keys, String... arguments) {
+		return this.script.eval(keys.get(0), RScript.Mode.READ_WRITE, FencedWrites.SCRIPT, RScript.ReturnType.LIST,
+				List.copyOf(keys), (Object[]) arguments);
 	}
 
 }

@@ -8,6 +8,8 @@ import io.fencing.StaleWriterException;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.InvalidDataAccessApiUsageException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -122,6 +124,70 @@ abstract class FencedRedisValuesContractTests {
 		// An empty tag: Redis hashes the whole key, which no tag can name.
 		for (String key : new String[] { "a{}b", "x{}y{z}" }) {
 			assertThatIllegalArgumentException().isThrownBy(() -> values().write(token(1), key, "1"));
+		}
+	}
+
+	@Test
+	void aKeyAndTheSameKeyInBracesKeepTwoTokens() {
+		String braced = "{" + this.key + "}";
+		values().write(new FencingToken("other-lock", 5), braced, "a");
+		assertThat(values().acceptedToken(this.key)).as("never written").isNull();
+		values().write(token(3), this.key, "b");
+		assertThat(values().acceptedToken(braced)).isEqualTo(new FencingToken("other-lock", 5));
+		assertThat(values().acceptedToken(this.key)).isEqualTo(token(3));
+		assertThat(FencedWrites.tokenKey(braced)).isNotEqualTo(FencedWrites.tokenKey(this.key));
+	}
+
+	@Test
+	void aNegativeTokenIsRefusedBeforeAnythingIsWritten() {
+		values().write(token(5), this.key, "five");
+		for (long negative : new long[] { -1, Long.MIN_VALUE }) {
+			assertThatIllegalArgumentException().isThrownBy(() -> values().write(token(negative), this.key, "x"))
+				.withMessageContaining("Token " + negative + " of lock '" + this.lock + "' is negative");
+			assertThatIllegalArgumentException().isThrownBy(() -> values().delete(token(negative), this.key));
+		}
+		assertThat(values().read(this.key)).isEqualTo("five");
+		assertThat(values().acceptedToken(this.key)).isEqualTo(token(5));
+		// Lengths differ at every power of ten: 9 after 10 is older.
+		values().write(token(10), this.key, "ten");
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> values().write(token(9), this.key, "9"));
+	}
+
+	@Test
+	void aNullValueIsRefusedBeforeAnythingIsWritten() {
+		assertThatIllegalArgumentException().isThrownBy(() -> values().write(token(2), this.key, null))
+			.withMessageContaining("The value of Redis key '" + this.key + "' must not be null");
+		assertThatIllegalArgumentException().isThrownBy(() -> values().writeField(token(2), this.key, "A-1", null));
+		assertThat(values().read(this.key)).isNull();
+		assertThat(values().acceptedToken(this.key)).isNull();
+	}
+
+	@Test
+	void aWriteOfAnotherTypeThanTheKeyHoldsNamesTheKeyAndChangesNothing() {
+		values().write(token(2), this.key, "8");
+		assertThatExceptionOfType(InvalidDataAccessApiUsageException.class)
+			.isThrownBy(() -> values().writeField(token(3), this.key, "A-1", "9"))
+			.withMessageContaining("Redis key '" + this.key + "' holds a value of another type than HSET writes");
+		assertThat(values().read(this.key)).isEqualTo("8");
+		assertThat(values().acceptedToken(this.key)).isEqualTo(token(2));
+	}
+
+	@Test
+	void withFencingOffEveryKeyIsWrittenAsThePlainCommandWould() {
+		FencedRedisKeys values = values();
+		values.setFencingEnabled(false);
+		try {
+			String key = this.key + "}";
+			values.write(key, "1");
+			values.writeField(this.key, "A-1", "2");
+			values.deleteField(this.key, "A-1");
+			assertThat(values.read(key)).isEqualTo("1");
+			assertThat(values.readField(this.key, "A-1")).isNull();
+			values.delete(key);
+			assertThat(values.read(key)).isNull();
+		}
+		finally {
+			values.setFencingEnabled(true);
 		}
 	}
 

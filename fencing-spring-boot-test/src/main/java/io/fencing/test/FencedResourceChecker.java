@@ -22,11 +22,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * Checks an implementation of {@link FencedResource} against the rules it must keep, on
  * the real store: the reference timeline (a paused owner's write and delete refused with
- * both tokens, an equal token accepted, a deleted value not brought back), a token of
- * another lock refused, and owners with rising tokens writing one key at once, where an
- * accepted token must never be followed by an older one (what an implementation that
- * reads the token and then writes lets through). Its reads must see the writes before
- * them (a client that reads from replicas must read from the master here).
+ * both tokens, an equal token accepted, a deleted value not brought back), tokens ordered
+ * as numbers over the whole range (not as strings, ints or doubles), a delete of a value
+ * never written keeping its token, a token of another lock refused naming both locks (a
+ * write, a delete, a write after a delete), the accepted token checked after every
+ * refusal, and owners with rising tokens writing one key at once, where an accepted token
+ * must never be followed by an older one (what an implementation that reads the token and
+ * then writes lets through). Its reads must see the writes before them (a client that
+ * reads from replicas must read from the master here).
  */
 public final class FencedResourceChecker {
 
@@ -45,43 +48,103 @@ public final class FencedResourceChecker {
 	public static void check(FencedResource<String> resource, Supplier<String> freshKeys) {
 		String lock = "fenced-resource-check-" + UUID.randomUUID();
 		referenceTimeline(resource, freshKeys.get(), lock);
+		tokensAreOrderedAsNumbers(resource, freshKeys, lock);
+		aDeleteOfAnAbsentValueKeepsItsToken(resource, freshKeys.get(), lock);
 		anotherLocksTokenIsRefused(resource, freshKeys.get(), lock);
 		concurrentOwners(resource, freshKeys.get(), lock);
 	}
 
+	/**
+	 * The reference timeline with tokens 9 and 10, whose decimal strings order the other
+	 * way round.
+	 */
 	private static void referenceTimeline(FencedResource<String> resource, String key, String lock) {
-		FencingToken a = new FencingToken(lock, 1);
-		FencingToken b = new FencingToken(lock, 2);
+		FencingToken a = new FencingToken(lock, 9);
+		FencingToken b = new FencingToken(lock, 10);
 		resource.write(b, key, "8");
-		expect(resource.read(key), "8", "B's write with token 2");
+		expect(resource.read(key), "8", "B's write with token 10");
 		expect(resource.acceptedToken(key), b, "the token accepted with B's write");
-		refused(() -> resource.write(a, key, "5"), a, b, "A's late write with token 1");
+		refused(resource, key, () -> resource.write(a, key, "5"), a, b, "A's late write with token 9");
 		expect(resource.read(key), "8", "the value after A's refused write");
 		resource.write(b, key, "9");
-		expect(resource.read(key), "9", "B's second write with the same token 2 (an equal token is accepted)");
-		refused(() -> resource.delete(a, key), a, b, "A's late delete with token 1");
+		expect(resource.read(key), "9", "B's second write with the same token 10 (an equal token is accepted)");
+		refused(resource, key, () -> resource.delete(a, key), a, b, "A's late delete with token 9");
 		expect(resource.read(key), "9", "the value after A's refused delete");
 		resource.delete(b, key);
 		expect(resource.read(key), null, "the value after B's delete");
 		expect(resource.acceptedToken(key), b, "the token kept after B's delete");
-		refused(() -> resource.write(a, key, "5"), a, b, "A's write with token 1 after B's delete");
+		refused(resource, key, () -> resource.write(a, key, "5"), a, b, "A's write with token 9 after B's delete");
 		expect(resource.read(key), null, "the value after A's refused write: a deleted value is not brought back");
-		resource.write(new FencingToken(lock, 3), key, "10");
-		expect(resource.read(key), "10", "a newer owner's write with token 3");
+		resource.write(new FencingToken(lock, 11), key, "10");
+		expect(resource.read(key), "10", "a newer owner's write with token 11");
 	}
 
-	private static void anotherLocksTokenIsRefused(FencedResource<String> resource, String key, String lock) {
-		resource.write(new FencingToken(lock, 5), key, "5");
-		FencingToken other = new FencingToken(lock + "-other", 9);
-		try {
-			resource.write(other, key, "9");
+	/**
+	 * Tokens compared as numbers, exactly, over the whole range: not as strings (99 and
+	 * 100), not as ints (beyond 2^31), not as doubles (2^53 and 2^53 + 1).
+	 */
+	private static void tokensAreOrderedAsNumbers(FencedResource<String> resource, Supplier<String> freshKeys,
+			String lock) {
+		long[][] olderAndNewer = { { 99, 100 }, { Integer.MAX_VALUE, (1L << 32) + 1 }, { 1L << 53, (1L << 53) + 1 },
+				{ Long.MAX_VALUE - 1, Long.MAX_VALUE } };
+		for (long[] pair : olderAndNewer) {
+			String key = freshKeys.get();
+			FencingToken older = new FencingToken(lock, pair[0]);
+			FencingToken newer = new FencingToken(lock, pair[1]);
+			resource.write(newer, key, "newer");
+			refused(resource, key, () -> resource.write(older, key, "older"), older, newer,
+					"a write with token " + older.value() + " after token " + newer.value());
+			expect(resource.read(key), "newer", "the value after the write of token " + older.value());
+			resource.write(newer, key, "newer again");
+			expect(resource.read(key), "newer again", "a second write with token " + newer.value());
 		}
-		catch (RuntimeException ex) {
-			expect(resource.read(key), "5", "the value after the refused write of another lock's token");
+	}
+
+	private static void aDeleteOfAnAbsentValueKeepsItsToken(FencedResource<String> resource, String key, String lock) {
+		FencingToken a = new FencingToken(lock, 1);
+		FencingToken b = new FencingToken(lock, 2);
+		resource.delete(b, key);
+		expect(resource.acceptedToken(key), b, "the token of a delete of a value that was never written");
+		refused(resource, key, () -> resource.write(a, key, "5"), a, b,
+				"a write with token 1 after a delete with token 2 of a value never written");
+		expect(resource.read(key), null, "the value after that refused write");
+	}
+
+	/**
+	 * Another lock's write and delete, with a value and after a delete, are refused with
+	 * an {@code IllegalStateException} naming both locks, and change nothing.
+	 */
+	private static void anotherLocksTokenIsRefused(FencedResource<String> resource, String key, String lock) {
+		FencingToken own = new FencingToken(lock, 5);
+		FencingToken other = new FencingToken(lock + "-other", 9);
+		resource.write(own, key, "5");
+		otherLockRefused(resource, key, () -> resource.write(other, key, "9"), own, other, "5", "write");
+		otherLockRefused(resource, key, () -> resource.delete(other, key), own, other, "5", "delete");
+		resource.delete(own, key);
+		otherLockRefused(resource, key, () -> resource.write(other, key, "9"), own, other, null,
+				"write after a delete");
+	}
+
+	private static void otherLockRefused(FencedResource<String> resource, String key, Runnable write,
+			FencingToken accepted, FencingToken other, @Nullable String value, String what) {
+		try {
+			write.run();
+		}
+		catch (IllegalStateException ex) {
+			String message = String.valueOf(ex.getMessage());
+			if (!message.contains(accepted.lockName()) || !message.contains(other.lockName())) {
+				throw new AssertionError("The refused " + what + " of '" + key + "' with a token of another lock must "
+						+ "name both locks, '" + accepted.lockName() + "' and '" + other.lockName() + "': " + message,
+						ex);
+			}
+			expect(resource.read(key), value, "the value after the refused " + what + " of another lock's token");
+			expect(resource.acceptedToken(key), accepted,
+					"the token after the refused " + what + " of another lock's token");
 			return;
 		}
-		throw new AssertionError("A write to '" + key + "' with a token of another lock (" + other + ") was accepted "
-				+ "over lock '" + lock + "''s token 5: tokens of two locks are not comparable, it must be refused");
+		throw new AssertionError("A " + what + " of '" + key + "' with a token of another lock (" + other
+				+ ") was not refused with an IllegalStateException over lock '" + accepted.lockName() + "''s token "
+				+ accepted.value() + ": tokens of two locks are not comparable");
 	}
 
 	private static void concurrentOwners(FencedResource<String> resource, String key, String lock) {
@@ -156,7 +219,8 @@ public final class FencedResourceChecker {
 		}
 	}
 
-	private static void refused(Runnable write, FencingToken stale, FencingToken accepted, String what) {
+	private static void refused(FencedResource<String> resource, String key, Runnable write, FencingToken stale,
+			FencingToken accepted, String what) {
 		try {
 			write.run();
 		}
@@ -167,6 +231,7 @@ public final class FencedResourceChecker {
 						+ ex.getToken() + " and accepted token " + ex.getAcceptedToken() + ", not " + stale + " and "
 						+ accepted.value(), ex);
 			}
+			expect(resource.acceptedToken(key), accepted, "the token after the refusal of " + what);
 			return;
 		}
 		throw new AssertionError(what + " was accepted after token " + accepted.value() + ": it must be refused with "

@@ -161,7 +161,11 @@ class FencedResourceCheckerTests {
 		public void delete(FencingToken token, String key) {
 			check(token, key);
 			this.redis.delete(key);
-			if (!this.keepsTheTokenOnDelete) {
+			if (this.keepsTheTokenOnDelete) {
+				this.redis.opsForHash()
+					.putAll(key + ":token", Map.of("lock", token.lockName(), "token", Long.toString(token.value())));
+			}
+			else {
 				this.redis.delete(key + ":token");
 			}
 		}
@@ -181,7 +185,8 @@ class FencedResourceCheckerTests {
 		private void check(FencingToken token, String key) {
 			FencingToken accepted = acceptedToken(key);
 			if (accepted != null && !accepted.lockName().equals(token.lockName())) {
-				throw new IllegalStateException("another lock");
+				throw new IllegalStateException("Key '" + key + "' is fenced by lock '" + accepted.lockName()
+						+ "', not lock '" + token.lockName() + "'");
 			}
 			if (accepted != null && accepted.value() > token.value()) {
 				throw new StaleWriterException(token.lockName(), token.value(), accepted.value(), key);
