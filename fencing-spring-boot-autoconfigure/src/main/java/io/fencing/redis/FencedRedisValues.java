@@ -80,7 +80,7 @@ public class FencedRedisValues extends FencedRedisKeys {
 		try (RedisConnection connection = connections.getConnection()) {
 			RedisScriptingCommands scripting = connection.scriptingCommands();
 			try {
-				return scripting.evalSha(SCRIPT.getSha1(), ReturnType.MULTI, keys.size(), keysAndArguments);
+				return scripting.evalSha(FencedWrites.SCRIPT_SHA1, ReturnType.MULTI, keys.size(), keysAndArguments);
 			}
 			catch (RuntimeException ex) {
 				if (!FencedWrites.says(ex, "NOSCRIPT")) {

@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.List;
 
 import io.fencing.FencingToken;
@@ -18,6 +21,9 @@ final class FencedWrites {
 
 	/** The script: see {@code fenced-write.lua}. */
 	static final String SCRIPT = load("fenced-write.lua");
+
+	/** The script's SHA-1, by which Redis runs it once it has it ({@code EVALSHA}). */
+	static final String SCRIPT_SHA1 = sha1(SCRIPT);
 
 	/** Where a value's token is kept: this prefix, and the value's key in its slot. */
 	static final String TOKEN_KEY_PREFIX = "fencing:token:";
@@ -124,6 +130,16 @@ final class FencedWrites {
 		}
 		Object part = answer.get(index);
 		return (part instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : part.toString();
+	}
+
+	private static String sha1(String script) {
+		try {
+			return HexFormat.of()
+				.formatHex(MessageDigest.getInstance("SHA-1").digest(script.getBytes(StandardCharsets.UTF_8)));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("This JVM has no SHA-1, which Redis names scripts by", ex);
+		}
 	}
 
 	private static String load(String name) {

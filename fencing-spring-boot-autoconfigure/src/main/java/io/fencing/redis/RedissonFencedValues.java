@@ -43,10 +43,24 @@ public class RedissonFencedValues extends FencedRedisKeys {
 		return FencedWrites.token(token.get("lock"), token.get("token"));
 	}
 
+	/**
+	 * Runs the script by its SHA-1, and sends it whole when the server does not have it
+	 * yet (a first write, a restart, {@code SCRIPT FLUSH}), which caches it there.
+	 */
 	@Override
 	@Nullable List<?> evaluate(List<String> keys, String... arguments) {
-		return this.script.eval(keys.get(0), RScript.Mode.READ_WRITE, FencedWrites.SCRIPT, RScript.ReturnType.LIST,
-				List.copyOf(keys), (Object[]) arguments);
+		List<Object> scriptKeys = List.copyOf(keys);
+		try {
+			return this.script.evalSha(keys.get(0), RScript.Mode.READ_WRITE, FencedWrites.SCRIPT_SHA1,
+					RScript.ReturnType.LIST, scriptKeys, (Object[]) arguments);
+		}
+		catch (RuntimeException ex) {
+			if (!FencedWrites.says(ex, "NOSCRIPT")) {
+				throw ex;
+			}
+			return this.script.eval(keys.get(0), RScript.Mode.READ_WRITE, FencedWrites.SCRIPT, RScript.ReturnType.LIST,
+					scriptKeys, (Object[]) arguments);
+		}
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.UUID;
 import io.fencing.FencedResource;
 import io.fencing.FencingToken;
 import io.fencing.StaleWriterException;
+import io.fencing.testsupport.RedisServer;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +30,13 @@ abstract class FencedRedisValuesContractTests {
 
 	/** The client's fenced values. */
 	protected abstract FencedRedisKeys values();
+
+	/** The client's fenced values on another Redis, on this port. */
+	protected abstract Connected valuesOn(int port);
+
+	/** Fenced values on a client of their own, and how to close it. */
+	protected record Connected(FencedRedisKeys values, Runnable close) {
+	}
 
 	private void writeField(FencingToken token, String key, String field, String value) {
 		values().writeField(token, key, field, value);
@@ -188,6 +196,27 @@ abstract class FencedRedisValuesContractTests {
 		}
 		finally {
 			values.setFencingEnabled(true);
+		}
+	}
+
+	/** A server without the script cached (a restart, SCRIPT FLUSH): it is sent again. */
+	@Test
+	void aWriteAfterTheServerLostItsScriptsSendsTheScriptAgain() {
+		try (RedisServer server = RedisServer.start()) {
+			Connected connected = valuesOn(server.port());
+			try {
+				FencedRedisKeys values = connected.values();
+				values.write(token(1), this.key, "1");
+				server.command("SCRIPT", "FLUSH");
+				values.write(token(2), this.key, "2");
+				server.command("SCRIPT", "FLUSH");
+				assertThatExceptionOfType(StaleWriterException.class)
+					.isThrownBy(() -> values.write(token(1), this.key, "stale"));
+				assertThat(values.read(this.key)).isEqualTo("2");
+			}
+			finally {
+				connected.close().run();
+			}
 		}
 	}
 

@@ -31,4 +31,12 @@ class RedissonFencedValuesTests extends FencedRedisValuesContractTests {
 		return values;
 	}
 
+	@Override
+	protected Connected valuesOn(int port) {
+		Config config = new Config();
+		config.useSingleServer().setAddress("redis://127.0.0.1:" + port);
+		RedissonClient own = Redisson.create(config);
+		return new Connected(new RedissonFencedValues(own), own::shutdown);
+	}
+
 }

@@ -4,7 +4,6 @@ import java.util.UUID;
 
 import io.fencing.FencingToken;
 import io.fencing.StaleWriterException;
-import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,29 +68,13 @@ class SpringDataFencedRedisValuesTests extends FencedRedisValuesContractTests {
 		assertThat(values.read(key + ":queued")).as("the queued command, discarded").isNull();
 	}
 
-	/** A server without the script cached (a restart, SCRIPT FLUSH): it is sent again. */
-	@Test
-	void aWriteAfterTheServerLostItsScriptsSendsTheScriptAgain() {
-		try (RedisServer server = RedisServer.start()) {
-			LettuceConnectionFactory own = new LettuceConnectionFactory(
-					new RedisStandaloneConfiguration("127.0.0.1", server.port()));
-			own.afterPropertiesSet();
-			own.start();
-			try {
-				FencedRedisValues values = new FencedRedisValues(new StringRedisTemplate(own));
-				String key = "stock-level:" + UUID.randomUUID();
-				values.write(new FencingToken("stock-level", 1), key, "1");
-				server.command("SCRIPT", "FLUSH");
-				values.write(new FencingToken("stock-level", 2), key, "2");
-				server.command("SCRIPT", "FLUSH");
-				assertThatExceptionOfType(StaleWriterException.class)
-					.isThrownBy(() -> values.write(new FencingToken("stock-level", 1), key, "stale"));
-				assertThat(values.read(key)).isEqualTo("2");
-			}
-			finally {
-				own.destroy();
-			}
-		}
+	@Override
+	protected Connected valuesOn(int port) {
+		LettuceConnectionFactory own = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", port));
+		own.afterPropertiesSet();
+		own.start();
+		return new Connected(new FencedRedisValues(new StringRedisTemplate(own)), own::destroy);
 	}
 
 }
