@@ -6,13 +6,16 @@ import io.fencing.StaleWriterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * Applies the supplier feed to the stock table. Every instance of the application
+ * Applies the supplier feed to the stock table, and announces each new level, which
+ * {@link StockLevels} publishes to Redis and {@link ShopNotifier} sends to the shop
+ * service, on this thread with this run's token. Every instance of the application
  * schedules it; the fenced lock lets one run at a time, and the token keeps a run that
- * outlived its lease from overwriting a newer run's writes.
+ * outlived its lease from overwriting a newer run's writes, in all three places.
  */
 @Component
 public class StockSyncJob {
@@ -23,9 +26,12 @@ public class StockSyncJob {
 
 	private final StockRepository stock;
 
-	public StockSyncJob(SupplierFeed feed, StockRepository stock) {
+	private final ApplicationEventPublisher events;
+
+	public StockSyncJob(SupplierFeed feed, StockRepository stock, ApplicationEventPublisher events) {
 		this.feed = feed;
 		this.stock = stock;
+		this.events = events;
 	}
 
 	@Scheduled(initialDelayString = "${stock.sync.initial-delay}", fixedDelayString = "${stock.sync.every}")
@@ -35,12 +41,14 @@ public class StockSyncJob {
 		try {
 			for (SupplierFeed.Delta delta : this.feed.next()) {
 				this.stock.applyDelta(delta);
+				int quantity = this.stock.find(delta.sku()).quantity();
+				this.events.publishEvent(new StockLevelChanged(delta.sku(), quantity));
 			}
 			logger.info("stock-sync applied the feed with token {}", token);
 		}
 		catch (StaleWriterException ex) {
-			// A newer owner took over while this run was paused: its writes stand, this
-			// run stops.
+			// A newer owner took over while this run was paused: its writes stand (in the
+			// database, in Redis and at the shop), this run stops.
 			logger.warn("stock-sync stopped: {}", ex.getMessage());
 		}
 	}

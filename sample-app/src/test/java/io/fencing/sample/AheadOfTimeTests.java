@@ -54,6 +54,10 @@ class AheadOfTimeTests {
 				assertThat(replay.read("$.staleWrite", String.class))
 					.contains("token " + tokenA + " is older than accepted token " + tokenB);
 				assertThat(replay.read("$.fencedQuantity", Integer.class)).isEqualTo(9);
+				assertThat(replay.read("$.otherStores.redisValue", String.class)).isEqualTo("9");
+				assertThat(replay.read("$.otherStores.shopQuantity", Integer.class)).isEqualTo(9);
+				assertThat(replay.read("$.otherStores.shopRefusal", String.class))
+					.contains("token " + tokenA + " is older than accepted token " + tokenB);
 				DocumentContext task = JsonPath
 					.parse(http.get().uri("/actuator/fencing/stock-sync").retrieve().body(String.class));
 				assertThat(task.read("$.activity.refusals.last.acceptedToken", Long.class)).isEqualTo(tokenB);

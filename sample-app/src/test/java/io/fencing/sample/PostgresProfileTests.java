@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * test's own.
  */
 @SpringBootTest(classes = { SampleApplication.class, IsolatedRedisConfiguration.class },
+		webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "stock.replay.on-startup=false", "stock.sync.initial-delay=1h" })
 @ActiveProfiles("postgres")
 class PostgresProfileTests {
@@ -60,6 +62,11 @@ class PostgresProfileTests {
 		assertThat(this.stock.find("R-1")).isEqualTo(new Stock("R-1", 9, result.tokenB()));
 		assertThat(new JdbcTemplate(TestServices.postgres())
 			.queryForObject("SELECT quantity FROM " + SCHEMA + ".stock WHERE sku = 'R-1'", Integer.class)).isEqualTo(9);
+		assertThat(new JdbcTemplate(TestServices.postgres())
+			.queryForObject("SELECT quantity FROM " + SCHEMA + ".shop_stock WHERE sku = 'R-1'", Integer.class))
+			.isEqualTo(9);
+		assertThat(result.otherStores().shopRefusal())
+			.contains("token " + result.tokenA() + " is older than accepted token " + result.tokenB());
 	}
 
 }

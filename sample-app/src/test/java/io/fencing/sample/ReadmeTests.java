@@ -113,8 +113,9 @@ class ReadmeTests {
 	@Test
 	void theTableIsTheSamplesSchema() throws IOException {
 		String readme = only(DocsTests.snippets(README, "sql")).code().replaceAll("\\s+", " ").trim();
+		// The stock table, the first statement; the shop service's table follows it.
 		String schema = Files.readString(Path.of("src/main/resources/schema.sql")).replaceAll("\\s+", " ").trim();
-		assertThat(readme).startsWith(schema);
+		assertThat(readme).startsWith(schema.substring(0, schema.indexOf(");") + 2));
 	}
 
 	@Test

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -24,6 +25,7 @@ import static org.awaitility.Awaitility.await;
  * and watches the scheduled job.
  */
 @SpringBootTest(classes = { SampleApplication.class, IsolatedRedisConfiguration.class },
+		webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "stock.replay.on-startup=false", "stock.sync.initial-delay=0s", "stock.sync.every=200ms" })
 class SampleApplicationTests {
 
@@ -55,6 +57,16 @@ class SampleApplicationTests {
 		assertThat(result.fencedLastToken()).isEqualTo(result.tokenB());
 		assertThat(result.unfencedQuantity()).isEqualTo(5);
 		assertThat(result.redelivery()).isEqualTo(new Redelivery(8, false, 6));
+		// The same writes to the Redis value and the shop service: A refused there too.
+		assertThat(result.otherStores().redisValue()).isEqualTo("9");
+		assertThat(result.otherStores().shopQuantity()).isEqualTo(9);
+		assertThat(result.otherStores().redisRefusal())
+			.contains("token " + result.tokenA() + " is older than accepted token " + result.tokenB())
+			.contains("Redis key 'stock-level:R-1'");
+		assertThat(result.otherStores().shopRefusal())
+			.contains("token " + result.tokenA() + " is older than accepted token " + result.tokenB())
+			.contains("PUT http://localhost:")
+			.contains("/shop/stock/R-1");
 		assertThat(result.lines()).anyMatch((line) -> line.contains("before expiry: held by A"))
 			.anyMatch((line) -> line.contains("new owner: a=" + result.tokenA() + " b=" + result.tokenB()))
 			.anyMatch((line) -> line.contains("with fence: stock=9 last_token=" + result.tokenB()))

@@ -99,7 +99,9 @@ class TimelinePageTests {
 				"wrote stock 8 with token " + last.tokenB() + ": accepted",
 				"wrote stock 9 with token " + last.tokenB() + ": accepted");
 		assertThat(label(browser, "A", "lease-expired")).startsWith("A's lease expired (token " + last.tokenA());
-		assertThat(outcome(browser, "fenced")).containsExactly("9", String.valueOf(last.tokenB()));
+		assertThat(outcome(browser, "fenced")).containsExactly("9", String.valueOf(last.tokenB()), "9", "9");
+		assertThat(browser.findElement(By.cssSelector("#timeline .result.fenced .elsewhere")).getText())
+			.contains("A's late writes were refused there too (the shop answered 409)");
 		assertThat(outcome(browser, "unfenced")).containsExactly("5");
 		assertThat(outcome(browser, "redelivered")).containsExactly("8", "6");
 		assertThat(browser.findElement(By.cssSelector("#timeline .result.redelivered")).getText())
@@ -181,7 +183,7 @@ class TimelinePageTests {
 			ReplayResult last = this.replay.last().orElseThrow();
 			assertThat(noScript.findElement(By.id("timeline")).getDomAttribute("data-replay")).isNotEqualTo("0");
 			assertThat(label(noScript, "A", "refused")).endsWith("is older than accepted token " + last.tokenB());
-			assertThat(outcome(noScript, "fenced")).containsExactly("9", String.valueOf(last.tokenB()));
+			assertThat(outcome(noScript, "fenced")).containsExactly("9", String.valueOf(last.tokenB()), "9", "9");
 			assertThat(outcome(noScript, "unfenced")).containsExactly("5");
 			assertThat(outcome(noScript, "redelivered")).containsExactly("8", "6");
 			assertThat(noScript.findElement(By.id("replay-button")).isDisplayed()).as("the button needs JavaScript")

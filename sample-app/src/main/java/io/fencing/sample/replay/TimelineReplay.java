@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -16,8 +17,11 @@ import io.fencing.FencingToken;
 import io.fencing.StaleWriterException;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.sample.Stock;
+import io.fencing.sample.ShopNotifier;
+import io.fencing.sample.StockLevels;
 import io.fencing.sample.StockRepository;
 import io.fencing.sample.SupplierFeed;
+import io.fencing.sample.replay.ReplayResult.OtherStores;
 import io.fencing.sample.replay.ReplayResult.Redelivery;
 import io.fencing.sample.replay.ReplayEvent.Kind;
 import io.fencing.sample.replay.ReplayEvent.Owner;
@@ -32,10 +36,11 @@ import org.springframework.stereotype.Component;
 /**
  * Replays the reference timeline live, with two workers of this process on the real lock:
  * A takes {@code stock-sync} and pauses past its lease, B takes over and writes, A wakes
- * up and its write is refused by the database, B writes again. Then the same steps with a
- * plain UPDATE, to show the lost update the fence prevents, and a change of B's delivered
- * twice, with its id and without, to show the write applied once. Each step is kept as a
- * {@link ReplayEvent}, for the timeline page.
+ * up and its writes are refused by the database, by the fenced Redis value and by the
+ * shop service, B writes again. Then the same steps with a plain UPDATE, to show the lost
+ * update the fence prevents, and a change of B's delivered twice, with its id and
+ * without, to show the write applied once. Each step is kept as a {@link ReplayEvent},
+ * for the timeline page.
  */
 @Component
 public class TimelineReplay {
@@ -60,6 +65,10 @@ public class TimelineReplay {
 
 	private final RedissonClient redisson;
 
+	private final StockLevels levels;
+
+	private final ShopNotifier shop;
+
 	private volatile @Nullable ReplayResult last;
 
 	private int replays;
@@ -75,12 +84,14 @@ public class TimelineReplay {
 	private @Nullable CompletableFuture<ReplayResult> running;
 
 	public TimelineReplay(ReplayWorkers workers, StockRepository stock, FencedJdbcTemplate jdbc,
-			RedissonClient redisson) {
+			RedissonClient redisson, StockLevels levels, ShopNotifier shop) {
 		this.replayThread.setDaemon(true);
 		this.workers = workers;
 		this.stock = stock;
 		this.jdbc = jdbc;
 		this.redisson = redisson;
+		this.levels = levels;
+		this.shop = shop;
 	}
 
 	/** The last replay of this process, if any ran. */
@@ -128,6 +139,7 @@ public class TimelineReplay {
 		CountDownLatch bWroteAgain = new CountDownLatch(1);
 		AtomicReference<FencingToken> tokenA = new AtomicReference<>();
 		AtomicReference<String> staleWrite = new AtomicReference<>();
+		AtomicReference<Elsewhere> elsewhere = new AtomicReference<>();
 		Thread workerA = new Thread(() -> {
 			FencingToken took = this.workers.runAsFirstOwner(() -> {
 				tokenA.set(FencingContext.current());
@@ -136,6 +148,7 @@ public class TimelineReplay {
 				awaitStep(aWakes); // the pause: a GC, a frozen VM, a network stall
 				try {
 					staleWrite.set(writeAsPausedOwner(steps, tokenA.get()));
+					elsewhere.set(publishAsPausedOwner(steps, tokenA.get()));
 				}
 				finally {
 					aWrote.countDown();
@@ -181,11 +194,15 @@ public class TimelineReplay {
 			steps.happened(Owner.B, Kind.ACQUIRED, token);
 			steps.say("new owner: a=%d b=%d (A's lease expired while A was paused)", tokenA.get().value(), token);
 			this.stock.updateQuantity(FENCED_SKU, 8);
+			this.levels.publish(FENCED_SKU, 8);
+			this.shop.notify(FENCED_SKU, 8);
 			steps.wrote(Owner.B, token, 8);
-			steps.say("B wrote stock=8 with token %d: accepted", token);
+			steps.say("B wrote stock=8 with token %d, to the database, the Redis value and the shop: accepted", token);
 			aWakes.countDown();
 			awaitStep(aWrote);
 			this.stock.updateQuantity(FENCED_SKU, 9);
+			this.levels.publish(FENCED_SKU, 9);
+			this.shop.notify(FENCED_SKU, 9);
 			steps.wrote(Owner.B, token, 9);
 			steps.say("B wrote stock=9 with token %d again: accepted (equal token)", token);
 			redelivery.set(deliverTwice(steps));
@@ -206,9 +223,14 @@ public class TimelineReplay {
 		Stock unfenced = this.stock.find(UNFENCED_SKU);
 		steps.say("without fence: stock=%d (the stale owner A overwrote B's 8)", unfenced.quantity());
 
+		Elsewhere refusedElsewhere = Objects.requireNonNull(elsewhere.get(), "A published nothing");
+		OtherStores others = new OtherStores(this.levels.level(FENCED_SKU), refusedElsewhere.redis(),
+				this.shop.quantity(FENCED_SKU), refusedElsewhere.shop());
+		steps.say("Redis value stock-level:%s=%s, shop stock=%d", FENCED_SKU, others.redisValue(),
+				others.shopQuantity());
 		ReplayResult result = new ReplayResult(++this.replays, steps.startedAt, steps.events(), steps.lines(),
 				tokenA.get().value(), tokenB.value(), staleWrite.get(), fenced.quantity(), fenced.lastToken(),
-				unfenced.quantity(), redelivery.get());
+				unfenced.quantity(), redelivery.get(), others);
 		this.last = result;
 		return result;
 	}
@@ -249,6 +271,33 @@ public class TimelineReplay {
 			steps.say("stale write: token %d is older than accepted token %d", ex.getToken(), ex.getAcceptedToken());
 			return ex.getMessage();
 		}
+	}
+
+	/**
+	 * A, still awake with its old token, publishes 5 to the Redis value and the shop:
+	 * each refusal's message, or null if that write was accepted.
+	 */
+	private Elsewhere publishAsPausedOwner(Steps steps, FencingToken token) {
+		String redis = refusal(() -> this.levels.publish(FENCED_SKU, 5));
+		String shop = refusal(() -> this.shop.notify(FENCED_SKU, 5));
+		steps.say("A published stock=5 with token %d: Redis value %s, shop %s", token.value(),
+				(redis != null) ? "refused" : "accepted (this must not happen)",
+				(shop != null) ? "refused (409)" : "accepted (this must not happen)");
+		return new Elsewhere(redis, shop);
+	}
+
+	private static @Nullable String refusal(Runnable write) {
+		try {
+			write.run();
+			return null;
+		}
+		catch (StaleWriterException ex) {
+			return ex.getMessage();
+		}
+	}
+
+	/** A's refusals outside the database, {@code null} where A was accepted. */
+	private record Elsewhere(@Nullable String redis, @Nullable String shop) {
 	}
 
 	private static void awaitStep(CountDownLatch latch) {
