@@ -1,10 +1,13 @@
 package io.fencing.autoconfigure;
 
+import java.util.List;
+
 import io.fencing.http.FencingTokenExchangeFilter;
 import io.fencing.http.FencingTokenInterceptor;
 import io.fencing.web.FencedEndpointAdvisor;
 import io.fencing.web.FencedEndpointBeanValidator;
 import io.fencing.web.FencedEndpointExceptionHandler;
+import io.fencing.web.FencedEndpointExceptionResolver;
 import io.fencing.web.FencedEndpointInterceptor;
 import io.fencing.web.FencedEndpointMethods;
 import io.fencing.web.FencedEndpointMethods.WebStack;
@@ -25,6 +28,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * Auto-configuration of fenced calls to other services. The calling side: Boot's
@@ -95,20 +100,22 @@ public final class FencingHttpAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnWebApplication
-	static class EndpointRefusalsConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		FencedEndpointExceptionHandler fencedEndpointExceptionHandler() {
-			return new FencedEndpointExceptionHandler();
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication(type = Type.SERVLET)
 	static class ServletEndpointsConfiguration {
+
+		/** First among the exception resolvers, before the application's own handlers. */
+		@Bean
+		WebMvcConfigurer fencedEndpointRefusals() {
+			FencedEndpointExceptionResolver refusals = new FencedEndpointExceptionResolver();
+			return new WebMvcConfigurer() {
+
+				@Override
+				public void extendHandlerExceptionResolvers(List<HandlerExceptionResolver> resolvers) {
+					resolvers.add(0, refusals);
+				}
+
+			};
+		}
 
 		@Bean
 		@ConditionalOnMissingBean
@@ -122,6 +129,12 @@ public final class FencingHttpAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication(type = Type.REACTIVE)
 	static class ReactiveEndpointsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		FencedEndpointExceptionHandler fencedEndpointExceptionHandler() {
+			return new FencedEndpointExceptionHandler();
+		}
 
 		/** Puts the exchange in the Reactor context, where a fenced endpoint reads it. */
 		@Bean

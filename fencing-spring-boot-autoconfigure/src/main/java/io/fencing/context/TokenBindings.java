@@ -64,8 +64,12 @@ public final class TokenBindings {
 		for (Binding binding = CURRENT.get(); binding != null; binding = binding.outer()) {
 			if (!binding.acquisition().hasEnded() && binding.token().lockName().equals(lockName)) {
 				if (binding.acquisition().isReceived()) {
-					// Another process holds that lock: this one takes its own.
-					return null;
+					// Its caller holds that lock: taking it here would find it busy, or
+					// (in another Redis) run beside the caller.
+					throw new IllegalStateException("A task of lock '" + lockName + "' was called inside a "
+							+ "@FencedEndpoint of that lock, whose caller holds it (token " + binding.token().value()
+							+ "): it cannot take the lock nor run on the caller's. Write with the received token "
+							+ "directly (the endpoint's writes are fenced with it), or give the task another lock");
 				}
 				return (binding.thread() == null || binding.thread() == current) ? binding : null;
 			}
@@ -309,7 +313,7 @@ public final class TokenBindings {
 		 * The acquisition of another process whose token a request carried here: its
 		 * writes are fenced with that token, this process cannot tell whether that owner
 		 * still holds the lock ({@link #isHeldInRedis()} is {@code false}), and a task of
-		 * that lock run here takes a lock of its own.
+		 * that lock is refused here.
 		 */
 		public static Acquisition received(FencingToken token) {
 			return new Acquisition(token, 0, false, () -> false, null, true);

@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.util.ConcurrentLruCache;
 
 /**
  * The headers that carry fencing tokens between services, and their format.
@@ -38,20 +39,32 @@ public final class FencingHeaders {
 
 	private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
+	/** Each token's entry, encoded once: a run's calls all send the same token. */
+	private static final ConcurrentLruCache<FencingToken, String> ENTRIES = new ConcurrentLruCache<>(256,
+			FencingHeaders::entry);
+
 	private FencingHeaders() {
 	}
 
 	/** The {@value #TOKEN} header value of {@code tokens}. */
 	public static String format(List<FencingToken> tokens) {
-		StringBuilder value = new StringBuilder(32);
+		if (tokens.size() == 1) {
+			return ENTRIES.get(tokens.get(0));
+		}
+		StringBuilder value = new StringBuilder(32 * tokens.size());
 		for (FencingToken token : tokens) {
 			if (!value.isEmpty()) {
 				value.append(", ");
 			}
-			appendLockName(value, token.lockName());
-			value.append('=').append(token.value());
+			value.append(ENTRIES.get(token));
 		}
 		return value.toString();
+	}
+
+	private static String entry(FencingToken token) {
+		StringBuilder entry = new StringBuilder(token.lockName().length() + 21);
+		appendLockName(entry, token.lockName());
+		return entry.append('=').append(token.value()).toString();
 	}
 
 	/** The header value of one token. */
@@ -68,6 +81,10 @@ public final class FencingHeaders {
 		List<FencingToken> tokens = new ArrayList<>(2);
 		for (String entry : value.split(",", -1)) {
 			String trimmed = entry.strip();
+			if (trimmed.isEmpty()) {
+				// Empty list elements are ignored (RFC 9110, 5.6.1).
+				continue;
+			}
 			int equals = trimmed.lastIndexOf('=');
 			if (equals <= 0) {
 				throw new IllegalArgumentException(

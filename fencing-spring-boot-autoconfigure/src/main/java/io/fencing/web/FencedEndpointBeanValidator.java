@@ -6,11 +6,14 @@ import java.util.Map;
 import io.fencing.http.FencedEndpoint;
 import io.fencing.web.FencedEndpointMethods.WebStack;
 
+import org.springframework.aop.Advisor;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.MethodIntrospector;
+import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 
@@ -20,7 +23,7 @@ import org.springframework.core.annotation.AnnotationUtils;
  * cannot follow, an application that is not a web application), so that an annotation
  * never silently does nothing.
  */
-public class FencedEndpointBeanValidator implements BeanPostProcessor {
+public class FencedEndpointBeanValidator implements BeanPostProcessor, Ordered {
 
 	private final FencedEndpointMethods methods;
 
@@ -43,12 +46,35 @@ public class FencedEndpointBeanValidator implements BeanPostProcessor {
 		for (Method method : endpoints.keySet()) {
 			try {
 				this.methods.check(method, this.stack);
+				if (!isAdvised(bean)) {
+					throw new IllegalStateException("@FencedEndpoint on " + FencedEndpointMethods.describe(method)
+							+ " would run without the caller's token: the bean is not proxied by Spring AOP. Keep "
+							+ "spring.aop.auto and spring.aop.proxy-target-class enabled (the defaults), or register "
+							+ "an auto-proxy creator");
+				}
 			}
 			catch (IllegalStateException ex) {
 				throw new BeanInitializationException("Bean '" + beanName + "': " + ex.getMessage(), ex);
 			}
 		}
 		return bean;
+	}
+
+	/** After the auto-proxy creator, which wraps the bean first. */
+	@Override
+	public int getOrder() {
+		return Ordered.LOWEST_PRECEDENCE;
+	}
+
+	private static boolean isAdvised(Object bean) {
+		if (bean instanceof Advised advised) {
+			for (Advisor advisor : advised.getAdvisors()) {
+				if (advisor instanceof FencedEndpointAdvisor) {
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 }

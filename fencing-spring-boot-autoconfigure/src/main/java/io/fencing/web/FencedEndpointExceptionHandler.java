@@ -2,6 +2,7 @@ package io.fencing.web;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ControllerAdvice;
@@ -14,12 +15,17 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
  * {@link io.fencing.http.FencedEndpoint} methods come here.
  */
 @ControllerAdvice
-@Order(Ordered.HIGHEST_PRECEDENCE + 100)
+@Order(Ordered.HIGHEST_PRECEDENCE)
 public class FencedEndpointExceptionHandler {
 
 	@ExceptionHandler(FencedRequestRefusedException.class)
 	public ResponseEntity<ProblemDetail> refused(FencedRequestRefusedException refusal) {
-		return ResponseEntity.status(refusal.getStatusCode()).headers(refusal.getHeaders()).body(refusal.getBody());
+		// Whatever the request accepts: a client that asked for XML gets the refusal all
+		// the same.
+		return ResponseEntity.status(refusal.getStatusCode())
+			.headers(refusal.getHeaders())
+			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.body(refusal.getBody());
 	}
 
 }

@@ -101,8 +101,8 @@ public class FencedEndpointInterceptor implements MethodInterceptor {
 		if (!(FenceRefusals.translate(failure) instanceof StaleWriterException stale)) {
 			return null;
 		}
-		// A refusal read on a thread without the binding names no lock; it is this one's.
-		return (stale.getLockName().equals(received.lockName())) ? stale : new StaleWriterException(received.lockName(),
+		// A refusal read on a thread without the binding names no lock: it is this one's.
+		return (!"unknown".equals(stale.getLockName())) ? stale : new StaleWriterException(received.lockName(),
 				stale.getToken(), stale.getAcceptedToken(), stale.getResource());
 	}
 
@@ -123,7 +123,7 @@ public class FencedEndpointInterceptor implements MethodInterceptor {
 			}
 			catch (Throwable ex) {
 				StaleWriterException stale = staleWriter(ex, token);
-				throw (stale != null) ? FencedRequestRefusedException.stale(stale, path) : ex;
+				throw (stale != null) ? FencedRequestRefusedException.stale(stale, token, path) : ex;
 			}
 			finally {
 				acquisition.end();
@@ -168,7 +168,7 @@ public class FencedEndpointInterceptor implements MethodInterceptor {
 							(inner) -> inner.put(TokenBindings.CONTEXT_KEY, new Binding(acquisition, outer, null)))
 					.onErrorMap((failure) -> {
 						StaleWriterException stale = staleWriter(failure, token);
-						return (stale != null) ? FencedRequestRefusedException.stale(stale, path) : failure;
+						return (stale != null) ? FencedRequestRefusedException.stale(stale, token, path) : failure;
 					})
 					.doFinally((signal) -> acquisition.end());
 			});

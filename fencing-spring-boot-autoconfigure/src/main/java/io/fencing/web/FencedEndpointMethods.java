@@ -10,8 +10,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.fencing.http.FencedEndpoint;
 import org.reactivestreams.Publisher;
 
+import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.core.env.Environment;
+import org.springframework.http.HttpEntity;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.bind.annotation.RequestMapping;
 
@@ -80,7 +84,7 @@ public class FencedEndpointMethods {
 			throw new IllegalStateException(where + " cannot be honoured: it is private, final or static, so Spring "
 					+ "AOP cannot bind the request's token around it. Make it public");
 		}
-		if (!AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class)) {
+		if (!AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class) && !isHttpExchange(method)) {
 			throw new IllegalStateException(where
 					+ " cannot be honoured: it is no request handler (no @RequestMapping, "
 					+ "@PostMapping, ...), and the token is the request's. Put it on the controller method that "
@@ -93,11 +97,27 @@ public class FencedEndpointMethods {
 					+ ", and in a WebFlux application the token is carried by the Reactor pipeline. Return a Mono or "
 					+ "a Flux");
 		}
-		if (stack == WebStack.SERVLET && (publisher || isAsynchronous(returnType))) {
-			throw new IllegalStateException(where + " cannot be honoured: it returns " + returnType.getSimpleName()
-					+ ", asynchronous work that Spring MVC completes on another thread after the method returns, "
-					+ "without the token. Return the response itself");
+		if (stack == WebStack.SERVLET) {
+			// A response entity's body may be asynchronous work too.
+			Class<?> body = HttpEntity.class.isAssignableFrom(returnType)
+					? ResolvableType.forMethodReturnType(method).as(HttpEntity.class).resolveGeneric(0) : returnType;
+			if (publisher || isAsynchronous(returnType) || (body != null && (isAsynchronous(body)
+					|| (REACTIVE_STREAMS_PRESENT && Publisher.class.isAssignableFrom(body))))) {
+				throw new IllegalStateException(where + " cannot be honoured: it returns "
+						+ ResolvableType.forMethodReturnType(method) + ", asynchronous work that Spring MVC "
+						+ "completes on another thread after the method returns, without the token. Return the "
+						+ "response itself");
+			}
 		}
+	}
+
+	/**
+	 * A method of an HTTP interface ({@code @HttpExchange}, {@code @PutExchange}) that
+	 * Spring MVC and WebFlux map on a controller.
+	 */
+	private static boolean isHttpExchange(Method method) {
+		return MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY)
+			.isPresent("org.springframework.web.service.annotation.HttpExchange");
 	}
 
 	private static boolean isAsynchronous(Class<?> returnType) {

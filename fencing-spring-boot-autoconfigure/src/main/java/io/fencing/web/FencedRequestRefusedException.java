@@ -26,8 +26,13 @@ public class FencedRequestRefusedException extends ErrorResponseException {
 		getHeaders().putAll(headers);
 	}
 
-	/** The refusal of a stale caller, with both tokens. */
-	static FencedRequestRefusedException stale(StaleWriterException refusal, String instance) {
+	/**
+	 * The refusal of a stale caller, with both tokens. The headers that make the caller's
+	 * client throw {@code StaleWriterException} are there only when the refused token is
+	 * the caller's: a refusal of another lock's token (a nested task's, a downstream
+	 * call's) is a conflict, not the caller's staleness.
+	 */
+	static FencedRequestRefusedException stale(StaleWriterException refusal, FencingToken received, String instance) {
 		ProblemDetail body = problem(HttpStatus.CONFLICT, "Stale fencing token", String.valueOf(refusal.getMessage()),
 				instance);
 		body.setProperty("lockName", refusal.getLockName());
@@ -35,10 +40,12 @@ public class FencedRequestRefusedException extends ErrorResponseException {
 		body.setProperty("acceptedToken", refusal.getAcceptedToken());
 		body.setProperty("resource", refusal.getResource());
 		HttpHeaders headers = new HttpHeaders();
-		headers.set(FencingHeaders.REFUSED,
-				FencingHeaders.format(new FencingToken(refusal.getLockName(), refusal.getToken())));
-		if (refusal.getAcceptedToken() != null) {
-			headers.set(FencingHeaders.ACCEPTED_TOKEN, Long.toString(refusal.getAcceptedToken()));
+		FencingToken refused = new FencingToken(refusal.getLockName(), refusal.getToken());
+		if (refused.equals(received)) {
+			headers.set(FencingHeaders.REFUSED, FencingHeaders.format(refused));
+			if (refusal.getAcceptedToken() != null) {
+				headers.set(FencingHeaders.ACCEPTED_TOKEN, Long.toString(refusal.getAcceptedToken()));
+			}
 		}
 		return new FencedRequestRefusedException(HttpStatus.CONFLICT, headers, body, refusal);
 	}

@@ -15,10 +15,13 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.context.request.async.DeferredResult;
+import org.springframework.web.service.annotation.PutExchange;
+import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,7 +43,7 @@ class FencingHttpAutoConfigurationTests {
 		this.contextRunner.withBean(Endpoints.class).run((context) -> {
 			assertThat(context).hasNotFailed()
 				.hasSingleBean(FencedEndpointAdvisor.class)
-				.hasSingleBean(FencedEndpointExceptionHandler.class);
+				.doesNotHaveBean(FencedEndpointExceptionHandler.class);
 			FencingTokenInterceptor interceptor = context.getBean(FencingTokenInterceptor.class);
 			RestClient.Builder builder = context.getBean(RestClient.Builder.class);
 			builder.requestInterceptors((interceptors) -> assertThat(interceptors).contains(interceptor));
@@ -65,17 +68,41 @@ class FencingHttpAutoConfigurationTests {
 				.rootCause()
 				.hasMessageContaining("@FencedEndpoint on " + CallableEndpoint.class.getName()
 						+ ".put cannot be honoured: "
-						+ "it returns Callable, asynchronous work that Spring MVC completes on another thread"));
+						+ "it returns java.util.concurrent.Callable<java.lang.String>, asynchronous work that Spring "
+						+ "MVC completes on another thread"));
 		this.contextRunner.withBean(DeferredEndpoint.class)
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
-				.hasMessageContaining("it returns DeferredResult"));
+				.hasMessageContaining("it returns org.springframework.web.context.request.async.DeferredResult"));
 		this.contextRunner.withBean(FutureEndpoint.class)
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
-				.hasMessageContaining("it returns CompletableFuture"));
+				.hasMessageContaining("it returns java.util.concurrent.CompletableFuture"));
+		this.contextRunner.withBean(StreamingEndpoint.class)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("it returns org.springframework.http.ResponseEntity<org.springframework.web."
+						+ "servlet.mvc.method.annotation.StreamingResponseBody>"));
 		this.contextRunner.withBean(MonoEndpoint.class)
-			.run((context) -> assertThat(context).getFailure().rootCause().hasMessageContaining("it returns Mono"));
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("it returns reactor.core.publisher.Mono"));
+	}
+
+	@Test
+	void anEndpointThatIsNotProxiedFailsTheStartup() {
+		this.contextRunner.withBean(Endpoints.class)
+			.withPropertyValues("spring.aop.auto=false")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("@FencedEndpoint on " + Endpoints.class.getName() + ".put would run without the "
+						+ "caller's token: the bean is not proxied by Spring AOP"));
+	}
+
+	@Test
+	void aMethodOfAnHttpInterfaceIsARequestHandler() {
+		this.contextRunner.withBean(ExchangeEndpoint.class)
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(ExchangeEndpoint.class));
 	}
 
 	@Test
@@ -159,6 +186,28 @@ class FencingHttpAutoConfigurationTests {
 		@FencedEndpoint("stock-sync")
 		public Mono<String> put() {
 			return Mono.just("ok");
+		}
+
+	}
+
+	@RestController
+	static class StreamingEndpoint {
+
+		@PostMapping("/stock")
+		@FencedEndpoint("stock-sync")
+		public ResponseEntity<StreamingResponseBody> put() {
+			return ResponseEntity.ok((out) -> out.write(1));
+		}
+
+	}
+
+	@RestController
+	static class ExchangeEndpoint {
+
+		@PutExchange("/stock")
+		@FencedEndpoint("stock-sync")
+		public String put() {
+			return "ok";
 		}
 
 	}

@@ -25,6 +25,7 @@ import io.fencing.testsupport.Latches;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -42,8 +43,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -109,11 +111,19 @@ abstract class FencedEndpointContractTests {
 			.run();
 	}
 
+	/**
+	 * A receiving application with a pool of its own: the session token a fenced
+	 * connection holds is remembered by the application that set it.
+	 */
 	private ConfigurableApplicationContext receiver(WebApplicationType type, Class<?> application) {
-		DataSource shared = new DelegatingDataSource(this.pool);
+		HikariDataSource own = new HikariDataSource();
+		own.setMaximumPoolSize(4);
+		own.setJdbcUrl(this.pool.getJdbcUrl());
+		own.setUsername(this.pool.getUsername());
+		own.setPassword(this.pool.getPassword());
 		return new SpringApplicationBuilder(application).web(type)
 			.initializers((ApplicationContextInitializer<GenericApplicationContext>) (context) -> context
-				.registerBean("dataSource", DataSource.class, () -> shared))
+				.registerBean("dataSource", DataSource.class, () -> own))
 			.properties(common())
 			.properties("server.port=0", "fencing.jdbc.fenced-tables=" + this.table,
 					"fencing.jdbc.initialize-schema=always", "spring.reactor.context-propagation=auto")
@@ -205,7 +215,8 @@ abstract class FencedEndpointContractTests {
 		assertThat(call(url, this.lock + "=7", 8).status()).isEqualTo(200);
 		Answer refused = call(url, this.lock + "=6", 5);
 		assertThat(refused.status()).isEqualTo(409);
-		assertThat(refused.headers().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+		assertThat(refused.headers().getContentType()).isNotNull()
+			.satisfies((type) -> assertThat(type.isCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)).isTrue());
 		assertThat(refused.headers().getFirst(FencingHeaders.REFUSED)).isEqualTo(this.lock + "=6");
 		assertThat(refused.headers().getFirst(FencingHeaders.ACCEPTED_TOKEN)).isEqualTo("7");
 		assertThat(refused.body())
@@ -253,15 +264,37 @@ abstract class FencedEndpointContractTests {
 
 	@ParameterizedTest
 	@CsvSource({ "MVC" })
-	void theReceivedTokenIsNoLockOfThisServiceAndATaskOfTheSameLockTakesItsOwn(Receiver receiver) {
+	void theReceivedTokenIsNoLockOfThisServiceAndATaskOfTheSameLockIsRefused(Receiver receiver) {
 		Answer answer = call(url(receiver) + "/nested", this.lock + "=123456789", 0);
 		assertThat(answer.status()).isEqualTo(200);
-		String[] received = answer.body().split(" ");
-		// The endpoint's token, isLeaseValid() there, and the token of a task run inside
-		// it.
-		assertThat(received[0]).isEqualTo("123456789");
-		assertThat(received[1]).isEqualTo("false");
-		assertThat(Long.parseLong(received[2])).isNotEqualTo(123456789L).isPositive();
+		// The endpoint's token, isLeaseValid() there, and the task run inside it.
+		assertThat(answer.body()).startsWith("123456789 false ")
+			.contains("A task of lock '" + this.lock + "' was called inside a @FencedEndpoint of that lock, whose "
+					+ "caller holds it (token 123456789)");
+	}
+
+	/** In Spring MVC; WebFlux answers 406 to a request that accepts no JSON. */
+	@ParameterizedTest
+	@CsvSource({ "MVC" })
+	void aRefusalIsAnswered409WhateverTheRequestAccepts(Receiver receiver) {
+		String sku = newRow();
+		String url = url(receiver) + "/stock/" + sku;
+		assertThat(call(url, this.lock + "=7,", 8).status()).as("an empty list element is ignored").isEqualTo(200);
+		for (String accept : new String[] { "application/xml", "text/html", "text/plain" }) {
+			Answer refused = call(url, this.lock + "=6", 5, accept);
+			assertThat(refused.status()).as(accept).isEqualTo(409);
+			assertThat(refused.headers().getFirst(FencingHeaders.REFUSED)).as(accept).isEqualTo(this.lock + "=6");
+			assertThat(refused.body()).as(accept).contains("\"acceptedToken\":7");
+		}
+		assertThat(row(sku)).containsExactly(8, 7L);
+	}
+
+	@Test
+	void aRefusalOfAnotherLocksTokenIsAConflictButNotTheCallersStaleness() {
+		Answer answer = call(url(Receiver.MVC) + "/other-lock", this.lock + "=9", 0);
+		assertThat(answer.status()).isEqualTo(409);
+		assertThat(answer.headers().getFirst(FencingHeaders.REFUSED)).isNull();
+		assertThat(answer.body()).contains("\"lockName\":\"another-lock\"", "token 6 is older than accepted token 7");
 	}
 
 	private String newRow() {
@@ -285,10 +318,15 @@ abstract class FencedEndpointContractTests {
 
 	/** A call by a plain client, with the given token header or none. */
 	private static Answer call(String url, String tokenHeader, int quantity) {
+		return call(url, tokenHeader, quantity, "*/*");
+	}
+
+	private static Answer call(String url, String tokenHeader, int quantity, String accept) {
 		return RestClient.create().put().uri(url).headers((headers) -> {
 			if (tokenHeader != null) {
 				headers.set(FencingHeaders.TOKEN, tokenHeader);
 			}
+			headers.set(HttpHeaders.ACCEPT, accept);
 		})
 			.contentType(MediaType.TEXT_PLAIN)
 			.body(Integer.toString(quantity))
@@ -402,9 +440,27 @@ abstract class FencedEndpointContractTests {
 		public String nested() {
 			FencingToken received = FencingContext.current();
 			boolean leaseValid = FencingContext.isLeaseValid();
-			long[] inner = new long[1];
-			this.tasks.run(received.lockName(), (token) -> inner[0] = token.value());
-			return received.value() + " " + leaseValid + " " + inner[0];
+			try {
+				this.tasks.run(received.lockName(), (token) -> {
+				});
+				return received.value() + " " + leaseValid + " ran";
+			}
+			catch (IllegalStateException ex) {
+				return received.value() + " " + leaseValid + " " + ex.getMessage();
+			}
+		}
+
+		/** A refusal of another lock's token, say a nested task's: not the caller's. */
+		@PutMapping("/other-lock")
+		@FencedEndpoint("${test.lock}")
+		public String otherLock() {
+			throw new StaleWriterException("another-lock", 6, 7L, "Redis key 'elsewhere'");
+		}
+
+		/** A catch-all of the application's own, which must not hide a refusal. */
+		@ExceptionHandler(Exception.class)
+		public ResponseEntity<String> failed(Exception ex) {
+			return ResponseEntity.internalServerError().body("failed: " + ex);
 		}
 
 		@PutMapping("/stock/{sku}")

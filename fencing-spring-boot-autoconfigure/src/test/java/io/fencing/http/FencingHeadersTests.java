@@ -41,10 +41,18 @@ class FencingHeadersTests {
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "", "garbage", "=2", "lock=", "lock=1x", "lock=+1", "lock=-1", "lock=99999999999999999999",
-			"a=1, a=2", "a b=1", "%zz=1", "%C3=1", "%20=1", "lock=1,", "lock\"=1" })
+	@ValueSource(strings = { "garbage", "=2", "lock=", "lock=1x", "lock=+1", "lock=-1", "lock=99999999999999999999",
+			"a=1, a=2", "a b=1", "%zz=1", "%C3=1", "%20=1", "lock\"=1" })
 	void aMalformedHeaderIsRefused(String header) {
 		assertThatIllegalArgumentException().isThrownBy(() -> FencingHeaders.parse(header));
+	}
+
+	@Test
+	void emptyListElementsAreIgnored() {
+		assertThat(FencingHeaders.parse("stock-sync=2,")).containsExactly(new FencingToken("stock-sync", 2));
+		assertThat(FencingHeaders.parse(" , stock-sync=2, ,other=3")).containsExactly(new FencingToken("stock-sync", 2),
+				new FencingToken("other", 3));
+		assertThat(FencingHeaders.parse("")).isEmpty();
 	}
 
 	@Test
