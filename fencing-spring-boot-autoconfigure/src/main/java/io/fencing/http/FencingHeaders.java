@@ -69,7 +69,7 @@ public final class FencingHeaders {
 
 	/** The header value of one token. */
 	public static String format(FencingToken token) {
-		return format(List.of(token));
+		return ENTRIES.get(token);
 	}
 
 	/**
@@ -98,6 +98,19 @@ public final class FencingHeaders {
 			tokens.add(token);
 		}
 		return tokens;
+	}
+
+	/**
+	 * The tokens a request's own {@value #TOKEN} header sends, none when it is malformed
+	 * (the endpoint will say so).
+	 */
+	static List<FencingToken> sentIn(String header) {
+		try {
+			return parse(header);
+		}
+		catch (IllegalArgumentException ex) {
+			return List.of();
+		}
 	}
 
 	/**

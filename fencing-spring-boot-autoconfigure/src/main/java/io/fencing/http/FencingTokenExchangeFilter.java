@@ -29,7 +29,7 @@ public class FencingTokenExchangeFilter implements ExchangeFilterFunction {
 			ClientRequest sent = request;
 			String explicit = request.headers().getFirst(FencingHeaders.TOKEN);
 			if (explicit != null) {
-				tokens = parsed(explicit);
+				tokens = FencingHeaders.sentIn(explicit);
 			}
 			else {
 				TokenBindings.Binding pipeline = context.getOrDefault(TokenBindings.CONTEXT_KEY, null);
@@ -51,15 +51,6 @@ public class FencingTokenExchangeFilter implements ExchangeFilterFunction {
 				return (refusal != null) ? response.releaseBody().then(Mono.error(refusal)) : Mono.just(response);
 			});
 		});
-	}
-
-	private static List<FencingToken> parsed(String header) {
-		try {
-			return FencingHeaders.parse(header);
-		}
-		catch (IllegalArgumentException ex) {
-			return List.of();
-		}
 	}
 
 }

@@ -42,12 +42,7 @@ public class FencingTokenInterceptor implements ClientHttpRequestInterceptor {
 	private static List<FencingToken> sentTokens(HttpRequest request) {
 		String explicit = request.getHeaders().getFirst(FencingHeaders.TOKEN);
 		if (explicit != null) {
-			try {
-				return FencingHeaders.parse(explicit);
-			}
-			catch (IllegalArgumentException ex) {
-				return List.of();
-			}
+			return FencingHeaders.sentIn(explicit);
 		}
 		List<FencingToken> tokens = TokenBindings.tokens();
 		if (!tokens.isEmpty()) {

@@ -43,10 +43,11 @@ public class FencedEndpointBeanValidator implements BeanPostProcessor, Ordered {
 		Map<Method, FencedEndpoint> endpoints = MethodIntrospector.selectMethods(type,
 				(MethodIntrospector.MetadataLookup<FencedEndpoint>) (method) -> AnnotatedElementUtils
 					.findMergedAnnotation(method, FencedEndpoint.class));
+		boolean advised = isAdvised(bean);
 		for (Method method : endpoints.keySet()) {
 			try {
 				this.methods.check(method, this.stack);
-				if (!isAdvised(bean)) {
+				if (!advised) {
 					throw new IllegalStateException("@FencedEndpoint on " + FencedEndpointMethods.describe(method)
 							+ " would run without the caller's token: the bean is not proxied by Spring AOP. Keep "
 							+ "spring.aop.auto and spring.aop.proxy-target-class enabled (the defaults), or register "

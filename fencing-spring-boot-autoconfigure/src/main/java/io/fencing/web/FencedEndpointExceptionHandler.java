@@ -9,10 +9,11 @@ import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 
 /**
- * Answers a fenced endpoint's refusals with their status, headers and problem detail, in
- * Spring MVC and WebFlux alike, before an application's catch-all handlers: a stale
- * caller must get its {@code 409} for its client to know. Only the refusals of
- * {@link io.fencing.http.FencedEndpoint} methods come here.
+ * Answers a fenced endpoint's refusals in WebFlux with their status, headers and problem
+ * detail, before an application's catch-all advice: a stale caller must get its
+ * {@code 409} for its client to know. Only the refusals of
+ * {@link io.fencing.http.FencedEndpoint} methods come here; Spring MVC's are answered by
+ * {@link FencedEndpointExceptionResolver}.
  */
 @ControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE)

@@ -100,9 +100,9 @@ public class FencedEndpointMethods {
 		if (stack == WebStack.SERVLET) {
 			// A response entity's body may be asynchronous work too.
 			Class<?> body = HttpEntity.class.isAssignableFrom(returnType)
-					? ResolvableType.forMethodReturnType(method).as(HttpEntity.class).resolveGeneric(0) : returnType;
-			if (publisher || isAsynchronous(returnType) || (body != null && (isAsynchronous(body)
-					|| (REACTIVE_STREAMS_PRESENT && Publisher.class.isAssignableFrom(body))))) {
+					? ResolvableType.forMethodReturnType(method).as(HttpEntity.class).resolveGeneric(0) : null;
+			Class<?> result = (body != null) ? body : returnType;
+			if (isAsynchronous(result) || (REACTIVE_STREAMS_PRESENT && Publisher.class.isAssignableFrom(result))) {
 				throw new IllegalStateException(where + " cannot be honoured: it returns "
 						+ ResolvableType.forMethodReturnType(method) + ", asynchronous work that Spring MVC "
 						+ "completes on another thread after the method returns, without the token. Return the "

@@ -23,8 +23,7 @@ public class ShopNotifier {
 	public ShopNotifier(RestClient.Builder builder, Environment environment) {
 		// stock.shop.url may name this application's own port, known once it listens.
 		this.shop = SingletonSupplier
-			.of(() -> builder.baseUrl(Objects.requireNonNull(environment.getRequiredProperty("stock.shop.url")))
-				.build());
+			.of(() -> builder.baseUrl(environment.getRequiredProperty("stock.shop.url")).build());
 	}
 
 	@EventListener

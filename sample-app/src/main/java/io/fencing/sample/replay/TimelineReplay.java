@@ -193,16 +193,12 @@ public class TimelineReplay {
 			long token = FencingContext.current().value();
 			steps.happened(Owner.B, Kind.ACQUIRED, token);
 			steps.say("new owner: a=%d b=%d (A's lease expired while A was paused)", tokenA.get().value(), token);
-			this.stock.updateQuantity(FENCED_SKU, 8);
-			this.levels.publish(FENCED_SKU, 8);
-			this.shop.notify(FENCED_SKU, 8);
+			writeEverywhere(8);
 			steps.wrote(Owner.B, token, 8);
 			steps.say("B wrote stock=8 with token %d, to the database, the Redis value and the shop: accepted", token);
 			aWakes.countDown();
 			awaitStep(aWrote);
-			this.stock.updateQuantity(FENCED_SKU, 9);
-			this.levels.publish(FENCED_SKU, 9);
-			this.shop.notify(FENCED_SKU, 9);
+			writeEverywhere(9);
 			steps.wrote(Owner.B, token, 9);
 			steps.say("B wrote stock=9 with token %d again: accepted (equal token)", token);
 			redelivery.set(deliverTwice(steps));
@@ -271,6 +267,13 @@ public class TimelineReplay {
 			steps.say("stale write: token %d is older than accepted token %d", ex.getToken(), ex.getAcceptedToken());
 			return ex.getMessage();
 		}
+	}
+
+	/** A write of the running owner to the database, the Redis value and the shop. */
+	private void writeEverywhere(int quantity) {
+		this.stock.updateQuantity(FENCED_SKU, quantity);
+		this.levels.publish(FENCED_SKU, quantity);
+		this.shop.notify(FENCED_SKU, quantity);
 	}
 
 	/**
