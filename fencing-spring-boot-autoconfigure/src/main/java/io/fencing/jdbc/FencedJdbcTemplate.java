@@ -625,7 +625,7 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 		}
 		if (newer != null) {
 			TokenBindings.reportRefusal(token, newer);
-			throw new StaleWriterException(token.lockName(), token.value(), newer);
+			throw new StaleWriterException(token.lockName(), token.value(), newer, "table " + update.table());
 		}
 	}
 

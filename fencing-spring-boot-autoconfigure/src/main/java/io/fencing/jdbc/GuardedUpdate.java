@@ -210,6 +210,14 @@ final class GuardedUpdate {
 	 * @param name the table name
 	 */
 	record TableReference(@Nullable Identifier qualifier, Identifier name) {
+
+		/** As written, qualified where the statement qualifies it, without quotes. */
+		@Override
+		public String toString() {
+			Identifier qualifier = this.qualifier;
+			return (qualifier != null) ? qualifier.name() + "." + this.name.name() : this.name.name();
+		}
+
 	}
 
 	/**

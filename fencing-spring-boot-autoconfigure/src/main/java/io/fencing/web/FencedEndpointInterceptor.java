@@ -34,7 +34,8 @@ import org.springframework.web.server.ServerWebExchange;
  * lock bound (a received acquisition, ended when the response is produced), and turns a
  * {@link StaleWriterException} of its writes into a {@code 409} refusal. In WebFlux the
  * method is called when its result is subscribed, and the Reactor context carries the
- * token through the pipeline.
+ * token through the pipeline (as a reactive task's: {@code FencingToken} class as key,
+ * and the bindings that context propagation restores on the pipeline's threads).
  */
 public class FencedEndpointInterceptor implements MethodInterceptor {
 
@@ -164,8 +165,8 @@ public class FencedEndpointInterceptor implements MethodInterceptor {
 					TokenBindings.restore(previous);
 				}
 				return Flux.from((publisher != null) ? publisher : Flux.empty())
-					.contextWrite(
-							(inner) -> inner.put(TokenBindings.CONTEXT_KEY, new Binding(acquisition, outer, null)))
+					.contextWrite((inner) -> inner.put(FencingToken.class, token)
+						.put(TokenBindings.CONTEXT_KEY, new Binding(acquisition, outer, null)))
 					.onErrorMap((failure) -> {
 						StaleWriterException stale = staleWriter(failure, token);
 						return (stale != null) ? FencedRequestRefusedException.stale(stale, token, path) : failure;

@@ -5,10 +5,13 @@ import io.fencing.http.FencingTokenExchangeFilter;
 import io.fencing.web.FencedEndpointAdvisor;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.reactor.autoconfigure.ReactorAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -21,13 +24,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Fenced calls in a WebFlux application: Boot's {@code WebClient.Builder} sends the
  * token, the exchange reaches the endpoints through the Reactor context, and an endpoint
- * that does not return a {@code Mono} or {@code Flux} fails the startup.
+ * that does not return a {@code Mono} or {@code Flux}, or whose token Reactor cannot
+ * carry to other threads, fails the startup.
  */
 class FencingHttpReactiveAutoConfigurationTests {
 
 	private final ReactiveWebApplicationContextRunner contextRunner = new ReactiveWebApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, WebClientAutoConfiguration.class,
-				FencingHttpAutoConfiguration.class));
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, ReactorAutoConfiguration.class,
+				WebClientAutoConfiguration.class, FencingHttpAutoConfiguration.class))
+		.withPropertyValues("spring.reactor.context-propagation=auto");
 
 	@Test
 	void bootsWebClientBuilderSendsTheTokenAndTheExchangeReachesTheEndpoints() {
@@ -51,8 +56,55 @@ class FencingHttpReactiveAutoConfigurationTests {
 								+ "pipeline. Return a Mono or a Flux"));
 	}
 
+	@Test
+	void anEndpointWhoseTokenCannotFollowThePipelineWithoutContextPropagationFailsTheStartup() {
+		this.contextRunner.withBean(ReactiveEndpoints.class)
+			.withClassLoader(new FilteredClassLoader("io.micrometer.context"))
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("@FencedEndpoint on [" + ReactiveEndpoints.class.getName() + ".put, "
+						+ ReactiveEndpoints.class.getName() + ".putAll] cannot be honoured: "
+						+ "io.micrometer:context-propagation is not on the class path")
+				.hasMessageContaining("Add the dependency io.micrometer:context-propagation"));
+	}
+
+	/**
+	 * Reactor's hook is global: once an application of this JVM turned it on, only an
+	 * explicit switch turns it off again for this test.
+	 */
+	@Test
+	void anEndpointWhoseTokenCannotFollowThePipelineWithoutAutomaticPropagationFailsTheStartup() {
+		boolean wasEnabled = Hooks.isAutomaticContextPropagationEnabled();
+		Hooks.disableAutomaticContextPropagation();
+		try {
+			this.contextRunner.withBean(ReactiveEndpoints.class)
+				.withPropertyValues("spring.reactor.context-propagation=limited")
+				.run((context) -> assertThat(context).getFailure()
+					.hasMessageContaining("Reactor's automatic context propagation is off")
+					.hasMessageContaining("Set spring.reactor.context-propagation=auto"));
+			this.contextRunner.withBean(PlainValuesOnly.class)
+				.withPropertyValues("spring.reactor.context-propagation=limited")
+				.run((context) -> assertThat(context).as("no fenced endpoint, nothing to carry").hasNotFailed());
+		}
+		finally {
+			if (wasEnabled) {
+				Hooks.enableAutomaticContextPropagation();
+			}
+		}
+	}
+
 	@RestController
-	static class ReactiveEndpoints {
+	static class PlainValuesOnly {
+
+		@PostMapping("/stock")
+		public Mono<String> put() {
+			return Mono.just("ok");
+		}
+
+	}
+
+	/** Public, for a proxy of it in a filtered class loader. */
+	@RestController
+	public static class ReactiveEndpoints {
 
 		@PostMapping("/stock")
 		@FencedEndpoint("stock-sync")

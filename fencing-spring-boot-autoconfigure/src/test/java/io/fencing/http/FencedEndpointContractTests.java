@@ -208,7 +208,8 @@ abstract class FencedEndpointContractTests {
 	}
 
 	@ParameterizedTest
-	@CsvSource({ "MVC, /stock/", "WEBFLUX, /stock/", "MVC, /plain-stock/" })
+	@CsvSource({ "MVC, /stock/", "WEBFLUX, /stock/", "MVC, /plain-stock/", "MVC, /guarded-stock/",
+			"WEBFLUX, /guarded-stock/" })
 	void aStaleCallIsAnswered409WithAProblemDetailNamingBothTokensAndChangesNothing(Receiver receiver, String path) {
 		String sku = newRow();
 		String url = url(receiver) + path + sku;
@@ -470,6 +471,13 @@ abstract class FencedEndpointContractTests {
 					Integer.parseInt(quantity), sku);
 		}
 
+		@PutMapping("/guarded-stock/{sku}")
+		@FencedEndpoint("${test.lock}")
+		public int putGuarded(@PathVariable String sku, @RequestBody String quantity) {
+			return this.jdbc.guardedUpdate("UPDATE " + this.table + " SET quantity = ? WHERE sku = ?",
+					Integer.parseInt(quantity), sku);
+		}
+
 		/** Written by a template that knows nothing of fencing (as jOOQ, MyBatis). */
 		@PutMapping("/plain-stock/{sku}")
 		@FencedEndpoint("${test.lock}")
@@ -510,6 +518,16 @@ abstract class FencedEndpointContractTests {
 			return quantity.publishOn(Schedulers.boundedElastic())
 				.map((value) -> this.jdbc.update("UPDATE " + this.table + " SET quantity = ? WHERE sku = ?",
 						Integer.parseInt(value), sku));
+		}
+
+		/** A guarded update run by Reactor on a worker thread, as the docs show it. */
+		@PutMapping("/guarded-stock/{sku}")
+		@FencedEndpoint("${test.lock}")
+		public Mono<Integer> putGuarded(@PathVariable String sku, @RequestBody String quantity) {
+			return Mono
+				.fromCallable(() -> this.jdbc.guardedUpdate("UPDATE " + this.table + " SET quantity = ? WHERE sku = ?",
+						Integer.parseInt(quantity), sku))
+				.subscribeOn(Schedulers.boundedElastic());
 		}
 
 	}

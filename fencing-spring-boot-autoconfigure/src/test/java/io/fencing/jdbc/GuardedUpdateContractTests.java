@@ -97,6 +97,7 @@ abstract class GuardedUpdateContractTests {
 				assertThat(ex.getLockName()).isEqualTo(LOCK);
 				assertThat(ex.getToken()).isEqualTo(1);
 				assertThat(ex.getAcceptedToken()).isEqualTo(2L);
+				assertThat(ex.getResource()).as("what refused the write").isEqualTo("table " + this.stock);
 			});
 		assertThat(row("A-1")).containsEntry("quantity", 8).containsEntry("last_token", 2L);
 	}
@@ -134,7 +135,8 @@ abstract class GuardedUpdateContractTests {
 		this.jdbc.update("INSERT INTO " + table + " (sku, quantity, last_token) VALUES ('A-1', 1, 6)");
 		FencingToken older = new FencingToken(LOCK, 5);
 		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(
-				() -> this.jdbc.guardedUpdate(older, "UPDATE " + table + " SET quantity = ? WHERE sku = ?", 2, "A-1"));
+				() -> this.jdbc.guardedUpdate(older, "UPDATE " + table + " SET quantity = ? WHERE sku = ?", 2, "A-1"))
+			.satisfies((ex) -> assertThat(ex.getResource()).isEqualTo("table " + table));
 		assertThat(this.jdbc.guardedUpdate(new FencingToken(LOCK, 6),
 				"UPDATE " + table + " x SET quantity = ? WHERE x.sku = ?", 3, "A-1"))
 			.isEqualTo(1);
