@@ -11,4 +11,11 @@ public class NoFencingTokenException extends IllegalStateException {
 		super(message);
 	}
 
+	/**
+	 * @param cause the storage's own report of the write it refused for want of a token
+	 */
+	public NoFencingTokenException(String message, Throwable cause) {
+		super(message, cause);
+	}
+
 }

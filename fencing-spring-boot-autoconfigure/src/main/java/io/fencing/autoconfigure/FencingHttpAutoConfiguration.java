@@ -6,10 +6,10 @@ import io.fencing.http.FencingTokenExchangeFilter;
 import io.fencing.http.FencingTokenInterceptor;
 import io.fencing.web.FencedEndpointAdvisor;
 import io.fencing.web.FencedEndpointBeanValidator;
-import io.fencing.web.FencedEndpointExceptionHandler;
 import io.fencing.web.FencedEndpointExceptionResolver;
 import io.fencing.web.FencedEndpointInterceptor;
 import io.fencing.web.FencedEndpointMethods;
+import io.fencing.web.FencedEndpointRefusalFilter;
 import io.fencing.web.FencedEndpointMethods.WebStack;
 
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -130,10 +130,11 @@ public final class FencingHttpAutoConfiguration {
 	@ConditionalOnWebApplication(type = Type.REACTIVE)
 	static class ReactiveEndpointsConfiguration {
 
+		/** Outside every other filter, before the application's own handlers. */
 		@Bean
 		@ConditionalOnMissingBean
-		FencedEndpointExceptionHandler fencedEndpointExceptionHandler() {
-			return new FencedEndpointExceptionHandler();
+		FencedEndpointRefusalFilter fencedEndpointRefusalFilter() {
+			return new FencedEndpointRefusalFilter();
 		}
 
 		/** Puts the exchange in the Reactor context, where a fenced endpoint reads it. */

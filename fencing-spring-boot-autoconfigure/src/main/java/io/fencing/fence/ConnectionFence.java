@@ -7,9 +7,13 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.sql.Statement;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
+import java.util.function.Consumer;
+
+import io.fencing.StaleWriterException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -27,7 +31,10 @@ import org.springframework.jdbc.datasource.ConnectionProxy;
  * another token, or none. On PostgreSQL a setting made in a transaction is the session's
  * only once the transaction commits, and is undone by a rollback, which is followed. A
  * connection that does not unwrap to a connection of its own (a pool that hands out new
- * wrappers of the same session) is reset before it goes back.
+ * wrappers of the same session) is reset before it goes back. Its statements raise a
+ * refusal of the fence as {@link FenceRefusals#raise} has it, so that a stale writer is a
+ * {@code StaleWriterException} whatever library wrote (an {@code EntityManager}'s flush
+ * too).
  */
 final class ConnectionFence {
 
@@ -39,6 +46,8 @@ final class ConnectionFence {
 	private static final long UNKNOWN = Long.MIN_VALUE + 2;
 
 	private final boolean unfencedWriters;
+
+	private final Consumer<StaleWriterException> staleWriters;
 
 	/**
 	 * Whether connections are fenced yet: a data source the starter hands out fences them
@@ -64,10 +73,12 @@ final class ConnectionFence {
 	/**
 	 * @param unfencedWriters whether every statement goes through the fence unchecked
 	 * ({@code fencing.enabled=false})
+	 * @param staleWriters told of each stale write the fence refused, once
 	 */
-	ConnectionFence(boolean unfencedWriters, boolean armed) {
+	ConnectionFence(boolean unfencedWriters, boolean armed, Consumer<StaleWriterException> staleWriters) {
 		this.unfencedWriters = unfencedWriters;
 		this.armed = armed || unfencedWriters;
+		this.staleWriters = staleWriters;
 	}
 
 	/** From now on, every connection handed out carries the writer's token. */
@@ -94,7 +105,7 @@ final class ConnectionFence {
 		long[] session = known ? this.sessions.computeIfAbsent(physical, (key) -> new long[] { WriterTokens.NONE })
 				: new long[] { WriterTokens.NONE };
 		return (Connection) Proxy.newProxyInstance(ConnectionFence.class.getClassLoader(), INTERFACES,
-				new FencedConnection(target, dialect, session, !known, this.unfencedWriters));
+				new FencedConnection(target, dialect, session, !known, this.unfencedWriters, this.staleWriters));
 	}
 
 	private @Nullable FenceDialect dialect(Connection connection) throws SQLException {
@@ -128,6 +139,8 @@ final class ConnectionFence {
 
 		private final boolean unfencedWriters;
 
+		private final Consumer<StaleWriterException> staleWriters;
+
 		/**
 		 * On PostgreSQL, what the session holds in the current transaction until it ends,
 		 * or {@code null} when the transaction set nothing.
@@ -135,12 +148,13 @@ final class ConnectionFence {
 		private @Nullable Long pending;
 
 		FencedConnection(Connection target, FenceDialect dialect, long[] session, boolean resetOnClose,
-				boolean unfencedWriters) {
+				boolean unfencedWriters, Consumer<StaleWriterException> staleWriters) {
 			this.target = target;
 			this.dialect = dialect;
 			this.session = session;
 			this.resetOnClose = resetOnClose;
 			this.unfencedWriters = unfencedWriters;
+			this.staleWriters = staleWriters;
 		}
 
 		@Override
@@ -172,7 +186,11 @@ final class ConnectionFence {
 				case "prepareStatement":
 				case "prepareCall":
 					carryWriterToken();
-					return delegate(method, args);
+					Object statement = delegate(method, args);
+					return (statement instanceof Statement created)
+							? new RefusingStatement(created, (Connection) proxy, this.staleWriters)
+								.proxy(method.getReturnType())
+							: statement;
 				case "commit":
 					return ended(method, args, true);
 				case "rollback":
@@ -276,6 +294,61 @@ final class ConnectionFence {
 				}
 			}
 			this.target.close();
+		}
+
+	}
+
+	/**
+	 * A statement of a fenced connection: the database fence's refusal of what it runs is
+	 * raised as {@link FenceRefusals#raise} has it.
+	 */
+	private static final class RefusingStatement implements InvocationHandler {
+
+		private final Statement target;
+
+		private final Connection connection;
+
+		private final Consumer<StaleWriterException> staleWriters;
+
+		RefusingStatement(Statement target, Connection connection, Consumer<StaleWriterException> staleWriters) {
+			this.target = target;
+			this.connection = connection;
+			this.staleWriters = staleWriters;
+		}
+
+		/**
+		 * As {@code type}: {@code Statement}, {@code PreparedStatement} or
+		 * {@code CallableStatement}.
+		 */
+		Object proxy(Class<?> type) {
+			return Proxy.newProxyInstance(ConnectionFence.class.getClassLoader(), new Class<?>[] { type }, this);
+		}
+
+		@Override
+		public @Nullable Object invoke(Object proxy, Method method, @Nullable Object[] args) throws Throwable {
+			switch (method.getName()) {
+				case "equals":
+					return proxy == args[0];
+				case "hashCode":
+					return System.identityHashCode(proxy);
+				case "toString":
+					return "Fenced statement " + this.target;
+				case "getConnection":
+					return this.connection;
+				case "unwrap":
+					return ((Class<?>) args[0]).isInstance(proxy) ? proxy : this.target.unwrap((Class<?>) args[0]);
+				case "isWrapperFor":
+					return ((Class<?>) args[0]).isInstance(proxy) || this.target.isWrapperFor((Class<?>) args[0]);
+				default:
+					try {
+						return method.invoke(this.target, args);
+					}
+					catch (InvocationTargetException ex) {
+						Throwable failure = ex.getTargetException();
+						throw (failure instanceof SQLException sql) ? FenceRefusals.raise(sql, this.staleWriters)
+								: failure;
+					}
+			}
 		}
 
 	}

@@ -2,10 +2,12 @@ package io.fencing.fence;
 
 import java.sql.SQLException;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.fencing.FencingToken;
+import io.fencing.NoFencingTokenException;
 import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
 import org.jspecify.annotations.Nullable;
@@ -15,8 +17,10 @@ import org.springframework.dao.InvalidDataAccessApiUsageException;
 
 /**
  * Reads a refusal of the database fence out of an exception: a
- * {@link StaleWriterException} naming the lock, both tokens and the table, or an error
- * that says how to write without a token.
+ * {@link StaleWriterException} naming the lock, both tokens and the table, or a
+ * {@link NoFencingTokenException} that says how to write without a token. The fenced
+ * connections raise them where the database refused the statement ({@link #raise}), so
+ * that every library sees the same refusal; Spring's translations find them here.
  */
 public final class FenceRefusals {
 
@@ -31,24 +35,53 @@ public final class FenceRefusals {
 
 	/**
 	 * The refusal of the database fence that {@code failure} or one of its causes
-	 * reports, or {@code null}. A stale writer's refusal is recorded on the acquisition
-	 * that issued the token, as a guarded update's is.
+	 * reports, as Spring's data access exceptions have it, or {@code null}: a
+	 * {@link StaleWriterException}, or a missing token as an
+	 * {@link InvalidDataAccessApiUsageException} caused by the
+	 * {@link NoFencingTokenException}, as Spring translates an
+	 * {@code IllegalStateException}. A stale writer's refusal read from the database's
+	 * error is recorded on the acquisition that issued the token, as a guarded update's
+	 * is.
 	 */
 	public static @Nullable DataAccessException translate(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
 			if (cause instanceof StaleWriterException stale) {
 				return stale;
 			}
+			if (cause instanceof NoFencingTokenException missing) {
+				return new InvalidDataAccessApiUsageException(missing.getMessage(), missing);
+			}
 			if (cause instanceof SQLException sql) {
-				for (SQLException next = sql; next != null; next = next.getNextException()) {
-					DataAccessException refusal = refusal(next);
-					if (refusal != null) {
-						return refusal;
-					}
+				RuntimeException refusal = refusalIn(sql);
+				if (refusal instanceof NoFencingTokenException missing) {
+					return new InvalidDataAccessApiUsageException(missing.getMessage(), missing);
+				}
+				if (refusal != null) {
+					return (DataAccessException) refusal;
 				}
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * What a statement the database fence refused raises instead of the database's own
+	 * error: a {@link StaleWriterException} (a {@code DataAccessException}, what Spring's
+	 * translation would make of it), told to {@code staleWriters} once; or, for a missing
+	 * token, an {@code SQLException} of the same state caused by the
+	 * {@link NoFencingTokenException}, for each library to wrap as it wraps the
+	 * database's errors. Any other failure is returned as it is.
+	 */
+	static Exception raise(SQLException failure, Consumer<StaleWriterException> staleWriters) {
+		RuntimeException refusal = refusalIn(failure);
+		if (refusal instanceof StaleWriterException stale) {
+			staleWriters.accept(stale);
+			return stale;
+		}
+		if (refusal instanceof NoFencingTokenException missing) {
+			return new SQLException(missing.getMessage(), failure.getSQLState(), failure.getErrorCode(), missing);
+		}
+		return failure;
 	}
 
 	/**
@@ -59,8 +92,18 @@ public final class FenceRefusals {
 		return (resource != null && resource.startsWith("table ")) ? resource.substring(6) : null;
 	}
 
+	private static @Nullable RuntimeException refusalIn(SQLException failure) {
+		for (SQLException next = failure; next != null; next = next.getNextException()) {
+			RuntimeException refusal = refusal(next);
+			if (refusal != null) {
+				return refusal;
+			}
+		}
+		return null;
+	}
+
 	/** Only the fence's own states: a message alone could come from a row's data. */
-	private static @Nullable DataAccessException refusal(SQLException cause) {
+	private static @Nullable RuntimeException refusal(SQLException cause) {
 		String state = cause.getSQLState();
 		String message = cause.getMessage();
 		if (message == null || !(FenceDialect.STALE_STATE.equals(state) || FenceDialect.NO_TOKEN_STATE.equals(state))) {
@@ -90,7 +133,7 @@ public final class FenceRefusals {
 							+ "FencedTasks, on the thread that runs it (FencingContext.wrap carries the token to "
 							+ "another thread), or allow it through for maintenance with "
 							+ "io.fencing.jdbc.UnfencedWrites";
-			return new InvalidDataAccessApiUsageException(
+			return new NoFencingTokenException(
 					noToken.group(1) + " of table " + noToken.group(2) + " refused by its database fence: " + why,
 					cause);
 		}

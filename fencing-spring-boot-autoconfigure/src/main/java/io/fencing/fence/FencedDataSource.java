@@ -14,7 +14,8 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  */
 public final class FencedDataSource extends DelegatingDataSource implements FencedConnections {
 
-	private final ConnectionFence fence = new ConnectionFence(false, true);
+	private final ConnectionFence fence = new ConnectionFence(false, true, (staleWriter) -> {
+	});
 
 	public FencedDataSource(DataSource target) {
 		super(target);

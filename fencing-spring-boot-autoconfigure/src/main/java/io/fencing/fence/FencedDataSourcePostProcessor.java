@@ -6,6 +6,8 @@ import java.sql.SQLException;
 
 import javax.sql.DataSource;
 
+import io.fencing.StaleWriterException;
+import io.fencing.event.FencingEventPublisher;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -15,6 +17,8 @@ import org.springframework.aop.framework.AopConfigException;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.util.ClassUtils;
 
@@ -24,9 +28,12 @@ import org.springframework.util.ClassUtils;
  * injects its {@code HikariDataSource} still gets one); a data source already behind a
  * fenced one (a transaction-aware proxy of it) is left as it is.
  */
-public final class FencedDataSourcePostProcessor implements BeanPostProcessor, BeanClassLoaderAware {
+public final class FencedDataSourcePostProcessor
+		implements BeanPostProcessor, BeanClassLoaderAware, ApplicationEventPublisherAware {
 
 	private final boolean unfencedWriters;
+
+	private volatile FencingEventPublisher events = FencingEventPublisher.NONE;
 
 	private @Nullable ClassLoader classLoader = ClassUtils.getDefaultClassLoader();
 
@@ -44,6 +51,11 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, B
 	}
 
 	@Override
+	public void setApplicationEventPublisher(ApplicationEventPublisher publisher) {
+		this.events = new FencingEventPublisher(publisher);
+	}
+
+	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		if (!(bean instanceof DataSource dataSource) || bean instanceof FencedConnections
 				|| fencedAlready(dataSource)) {
@@ -51,7 +63,7 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, B
 		}
 		ProxyFactory factory = new ProxyFactory(dataSource);
 		factory.addInterface(FencedConnections.class);
-		factory.addAdvice(new Fencing(dataSource, new ConnectionFence(this.unfencedWriters, false)));
+		factory.addAdvice(new Fencing(dataSource, new ConnectionFence(this.unfencedWriters, false, this::published)));
 		factory.setProxyTargetClass(!Modifier.isFinal(bean.getClass().getModifiers()));
 		try {
 			return factory.getProxy(this.classLoader);
@@ -61,6 +73,12 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, B
 			factory.setProxyTargetClass(false);
 			return factory.getProxy(this.classLoader);
 		}
+	}
+
+	/** A stale write the fence refused, whatever library wrote it. */
+	private void published(StaleWriterException refusal) {
+		String table = FenceRefusals.table(refusal);
+		this.events.publishRefusal(this, refusal, (table != null) ? table : "unknown");
 	}
 
 	private static boolean fencedAlready(DataSource dataSource) {

@@ -95,8 +95,8 @@ public class FencedEndpointInterceptor implements MethodInterceptor {
 
 	/**
 	 * The stale writer's refusal that {@code failure} reports: a
-	 * {@link StaleWriterException}, or the database fence's own error that a library with
-	 * a translation of its own passed on (a plain {@code JdbcTemplate}, jOOQ).
+	 * {@link StaleWriterException}, or the database fence's own error, passed on from a
+	 * connection the starter did not hand out.
 	 */
 	private static @Nullable StaleWriterException staleWriter(Throwable failure, FencingToken received) {
 		if (!(FenceRefusals.translate(failure) instanceof StaleWriterException stale)) {
@@ -149,8 +149,14 @@ public class FencedEndpointInterceptor implements MethodInterceptor {
 				}
 				String path = exchange.get().getRequest().getPath().value();
 				String request = exchange.get().getRequest().getMethod() + " " + path;
-				FencingToken token = received(lockName,
-						exchange.get().getRequest().getHeaders().getOrEmpty(FencingHeaders.TOKEN), request, path);
+				FencingToken token;
+				try {
+					token = received(lockName,
+							exchange.get().getRequest().getHeaders().getOrEmpty(FencingHeaders.TOKEN), request, path);
+				}
+				catch (FencedRequestRefusedException refusal) {
+					return Flux.error(FencedEndpointRefusalFilter.refused(exchange.get(), refusal));
+				}
 				Acquisition acquisition = Acquisition.received(token);
 				Binding outer = context.getOrDefault(TokenBindings.CONTEXT_KEY, null);
 				Binding previous = TokenBindings.bind(acquisition);
@@ -169,7 +175,8 @@ public class FencedEndpointInterceptor implements MethodInterceptor {
 						.put(TokenBindings.CONTEXT_KEY, new Binding(acquisition, outer, null)))
 					.onErrorMap((failure) -> {
 						StaleWriterException stale = staleWriter(failure, token);
-						return (stale != null) ? FencedRequestRefusedException.stale(stale, token, path) : failure;
+						return (stale != null) ? FencedEndpointRefusalFilter.refused(exchange.get(),
+								FencedRequestRefusedException.stale(stale, token, path)) : failure;
 					})
 					.doFinally((signal) -> acquisition.end());
 			});

@@ -2,6 +2,7 @@ package io.fencing.web;
 
 import java.net.URI;
 import java.util.List;
+import java.util.Map;
 
 import io.fencing.FencingToken;
 import io.fencing.StaleWriterException;
@@ -84,6 +85,57 @@ public class FencedRequestRefusedException extends ErrorResponseException {
 			// A path that is no URI reference: the detail names the request.
 		}
 		return body;
+	}
+
+	/** A problem detail's members: strings, numbers and nulls only. */
+	static String json(ProblemDetail problem) {
+		StringBuilder json = new StringBuilder(256).append('{');
+		URI type = problem.getType();
+		member(json, "type", (type != null) ? type.toString() : "about:blank");
+		member(json, "title", problem.getTitle());
+		member(json, "status", problem.getStatus());
+		member(json, "detail", problem.getDetail());
+		URI instance = problem.getInstance();
+		member(json, "instance", (instance != null) ? instance.toString() : null);
+		Map<String, @Nullable Object> properties = problem.getProperties();
+		if (properties != null) {
+			properties.forEach((name, value) -> member(json, name, value));
+		}
+		return json.append('}').toString();
+	}
+
+	private static void member(StringBuilder json, String name, @Nullable Object value) {
+		if (json.length() > 1) {
+			json.append(',');
+		}
+		string(json, name);
+		json.append(':');
+		if (value == null) {
+			json.append("null");
+		}
+		else if (value instanceof Number) {
+			json.append(value);
+		}
+		else {
+			string(json, value.toString());
+		}
+	}
+
+	private static void string(StringBuilder json, String value) {
+		json.append('"');
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (c == '"' || c == '\\') {
+				json.append('\\').append(c);
+			}
+			else if (c < 0x20) {
+				json.append(String.format("\\u%04x", (int) c));
+			}
+			else {
+				json.append(c);
+			}
+		}
+		json.append('"');
 	}
 
 }

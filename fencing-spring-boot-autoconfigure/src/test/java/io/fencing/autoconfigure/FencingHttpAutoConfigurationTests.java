@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import io.fencing.http.FencedEndpoint;
 import io.fencing.http.FencingTokenInterceptor;
 import io.fencing.web.FencedEndpointAdvisor;
-import io.fencing.web.FencedEndpointExceptionHandler;
+import io.fencing.web.FencedEndpointRefusalFilter;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -43,7 +43,7 @@ class FencingHttpAutoConfigurationTests {
 		this.contextRunner.withBean(Endpoints.class).run((context) -> {
 			assertThat(context).hasNotFailed()
 				.hasSingleBean(FencedEndpointAdvisor.class)
-				.doesNotHaveBean(FencedEndpointExceptionHandler.class);
+				.doesNotHaveBean(FencedEndpointRefusalFilter.class);
 			FencingTokenInterceptor interceptor = context.getBean(FencingTokenInterceptor.class);
 			RestClient.Builder builder = context.getBean(RestClient.Builder.class);
 			builder.requestInterceptors((interceptors) -> assertThat(interceptors).contains(interceptor));

@@ -3,6 +3,7 @@ package io.fencing.autoconfigure;
 import io.fencing.http.FencedEndpoint;
 import io.fencing.http.FencingTokenExchangeFilter;
 import io.fencing.web.FencedEndpointAdvisor;
+import io.fencing.web.FencedEndpointRefusalFilter;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Hooks;
@@ -39,6 +40,7 @@ class FencingHttpReactiveAutoConfigurationTests {
 		this.contextRunner.withBean(ReactiveEndpoints.class).run((context) -> {
 			assertThat(context).hasNotFailed()
 				.hasSingleBean(FencedEndpointAdvisor.class)
+				.hasSingleBean(FencedEndpointRefusalFilter.class)
 				.hasSingleBean(ServerWebExchangeContextFilter.class);
 			FencingTokenExchangeFilter filter = context.getBean(FencingTokenExchangeFilter.class);
 			context.getBean(WebClient.Builder.class).filters((filters) -> assertThat(filters).contains(filter));

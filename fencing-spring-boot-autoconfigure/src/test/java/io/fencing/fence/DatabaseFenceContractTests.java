@@ -3,6 +3,7 @@ package io.fencing.fence;
 import java.sql.Connection;
 import java.sql.Savepoint;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -10,6 +11,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.FencingToken;
+import io.fencing.NoFencingTokenException;
 import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
 import io.fencing.context.TokenBindings.Acquisition;
@@ -84,9 +86,13 @@ abstract class DatabaseFenceContractTests {
 	@Test
 	void aPlainJdbcTemplateWriteOfAStaleOwnerIsRefusedAndChangesNothing() {
 		as(2, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 8 WHERE sku = 'A-1'"));
-		assertThatExceptionOfType(DataAccessException.class).isThrownBy(
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(
 				() -> as(1, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 5 WHERE sku = 'A-1'")))
-			.withMessageContaining("token 1 is older than accepted token 2");
+			.withMessageContaining("token 1 is older than accepted token 2")
+			.satisfies((refused) -> {
+				assertThat(refused.getLockName()).isEqualTo(LOCK);
+				assertThat(refused.getResource()).isEqualToIgnoringCase("table " + this.table);
+			});
 		assertThat(row("A-1")).containsExactly(8, 2L);
 		// Equal token: the same owner writes again.
 		as(2, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 9 WHERE sku = 'A-1'"));
@@ -149,11 +155,21 @@ abstract class DatabaseFenceContractTests {
 			.isThrownBy(() -> this.template.update("UPDATE " + this.table + " SET quantity = 1 WHERE sku = 'A-1'"))
 			.withMessageContaining("UPDATE of table")
 			.withMessageContaining("carries no fencing token")
-			.withMessageContaining("UnfencedWrites");
+			.withMessageContaining("UnfencedWrites")
+			.havingCause()
+			.isInstanceOf(NoFencingTokenException.class);
+		// Spring's translation of the database's error, with the contract's exception in
+		// it.
 		assertThatExceptionOfType(DataAccessException.class)
-			.isThrownBy(() -> this.plain.update("DELETE FROM " + this.table));
+			.isThrownBy(() -> this.plain.update("DELETE FROM " + this.table))
+			.withMessageContaining("DELETE of table")
+			.withMessageContaining("carries no fencing token")
+			.satisfies(
+					(refused) -> assertThat(causes(refused)).hasAtLeastOneElementOfType(NoFencingTokenException.class));
 		assertThatExceptionOfType(DataAccessException.class)
-			.isThrownBy(() -> this.plain.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('E-5', 5)"));
+			.isThrownBy(() -> this.plain.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('E-5', 5)"))
+			.satisfies(
+					(refused) -> assertThat(causes(refused)).hasAtLeastOneElementOfType(NoFencingTokenException.class));
 		assertThat(count()).isEqualTo(3);
 		assertThat(row("A-1")).containsExactly(10, 0L);
 	}
@@ -368,6 +384,15 @@ abstract class DatabaseFenceContractTests {
 		pool.setUsername(like.getUsername());
 		pool.setPassword(like.getPassword());
 		return pool;
+	}
+
+	/** {@code failure} and its causes. */
+	static List<Throwable> causes(Throwable failure) {
+		List<Throwable> causes = new ArrayList<>();
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			causes.add(cause);
+		}
+		return causes;
 	}
 
 }

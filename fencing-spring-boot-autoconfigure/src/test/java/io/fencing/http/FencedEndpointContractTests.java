@@ -274,12 +274,16 @@ abstract class FencedEndpointContractTests {
 					+ "caller holds it (token 123456789)");
 	}
 
-	/** In Spring MVC; WebFlux answers 406 to a request that accepts no JSON. */
+	/**
+	 * Each receiver's controller has a catch-all handler of its own, which must not hide
+	 * it, but {@code /unhandled-stock}'s has none. WebFlux negotiates the response's type
+	 * before it calls the method: the endpoints return text, which any request accepts.
+	 */
 	@ParameterizedTest
-	@CsvSource({ "MVC" })
-	void aRefusalIsAnswered409WhateverTheRequestAccepts(Receiver receiver) {
+	@CsvSource({ "MVC, /stock/", "WEBFLUX, /text-stock/", "WEBFLUX, /unhandled-stock/" })
+	void aRefusalIsAnswered409WhateverTheRequestAccepts(Receiver receiver, String path) {
 		String sku = newRow();
-		String url = url(receiver) + "/stock/" + sku;
+		String url = url(receiver) + path + sku;
 		assertThat(call(url, this.lock + "=7,", 8).status()).as("an empty list element is ignored").isEqualTo(200);
 		for (String accept : new String[] { "application/xml", "text/html", "text/plain" }) {
 			Answer refused = call(url, this.lock + "=6", 5, accept);
@@ -497,6 +501,11 @@ abstract class FencedEndpointContractTests {
 			return new WebFluxStock(jdbc, table);
 		}
 
+		@Bean
+		UnhandledStock unhandledStock(WebFluxStock stock) {
+			return new UnhandledStock(stock);
+		}
+
 	}
 
 	@RestController
@@ -511,6 +520,12 @@ abstract class FencedEndpointContractTests {
 			this.table = table;
 		}
 
+		/** A catch-all of the application's own, which must not hide a refusal. */
+		@ExceptionHandler(Exception.class)
+		public ResponseEntity<String> failed(Exception ex) {
+			return ResponseEntity.internalServerError().body("failed: " + ex);
+		}
+
 		/** Blocking JDBC on a worker thread: the pipeline carries the token there. */
 		@PutMapping("/stock/{sku}")
 		@FencedEndpoint("${test.lock}")
@@ -518,6 +533,12 @@ abstract class FencedEndpointContractTests {
 			return quantity.publishOn(Schedulers.boundedElastic())
 				.map((value) -> this.jdbc.update("UPDATE " + this.table + " SET quantity = ? WHERE sku = ?",
 						Integer.parseInt(value), sku));
+		}
+
+		@PutMapping("/text-stock/{sku}")
+		@FencedEndpoint("${test.lock}")
+		public Mono<String> putText(@PathVariable String sku, @RequestBody String quantity) {
+			return put(sku, Mono.just(quantity)).map((rows) -> rows + " updated");
 		}
 
 		/** A guarded update run by Reactor on a worker thread, as the docs show it. */
@@ -528,6 +549,24 @@ abstract class FencedEndpointContractTests {
 				.fromCallable(() -> this.jdbc.guardedUpdate("UPDATE " + this.table + " SET quantity = ? WHERE sku = ?",
 						Integer.parseInt(quantity), sku))
 				.subscribeOn(Schedulers.boundedElastic());
+		}
+
+	}
+
+	/** A controller without an exception handler of its own. */
+	@RestController
+	static class UnhandledStock {
+
+		private final WebFluxStock stock;
+
+		UnhandledStock(WebFluxStock stock) {
+			this.stock = stock;
+		}
+
+		@PutMapping("/unhandled-stock/{sku}")
+		@FencedEndpoint("${test.lock}")
+		public Mono<String> put(@PathVariable String sku, @RequestBody String quantity) {
+			return this.stock.put(sku, Mono.just(quantity)).map((rows) -> rows + " updated");
 		}
 
 	}

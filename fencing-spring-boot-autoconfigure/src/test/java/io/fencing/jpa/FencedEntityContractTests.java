@@ -2,6 +2,7 @@ package io.fencing.jpa;
 
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -23,6 +24,7 @@ import javax.sql.DataSource;
 
 import io.fencing.FencedTasks;
 import io.fencing.FencingToken;
+import io.fencing.NoFencingTokenException;
 import io.fencing.OnBusy;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
@@ -273,11 +275,31 @@ abstract class FencedEntityContractTests {
 					.executeWithoutResult((status) -> stocks.findById("A-1").orElseThrow().setQuantity(5)))
 				.satisfies((refused) -> assertThat(refused.getMessage()).containsIgnoringCase(
 						"UPDATE of table " + table("fenced_stock") + " refused by its database fence"))
-				.withMessageContaining("io.fencing.jdbc.UnfencedWrites");
+				.withMessageContaining("io.fencing.jdbc.UnfencedWrites")
+				.havingCause()
+				.isInstanceOf(NoFencingTokenException.class);
 			assertThatExceptionOfType(InvalidDataAccessApiUsageException.class)
 				.isThrownBy(() -> stocks.save(new FencedStock("N-1", 3)))
 				.satisfies((refused) -> assertThat(refused.getMessage())
-					.containsIgnoringCase("INSERT of table " + table("fenced_stock")));
+					.containsIgnoringCase("INSERT of table " + table("fenced_stock")))
+				.havingCause()
+				.isInstanceOf(NoFencingTokenException.class);
+			assertThatExceptionOfType(InvalidDataAccessApiUsageException.class)
+				.isThrownBy(() -> stocks.deleteById("A-1"))
+				.satisfies((refused) -> assertThat(refused.getMessage())
+					.containsIgnoringCase("DELETE of table " + table("fenced_stock")))
+				.havingCause()
+				.isInstanceOf(NoFencingTokenException.class);
+			// Through the EntityManager, Hibernate's wrapping holds the contract's
+			// exception.
+			EntityManager entityManager = context.getBean(EntityManager.class);
+			assertThatThrownBy(() -> transaction.executeWithoutResult((status) -> {
+				entityManager.find(FencedStock.class, "A-1").setQuantity(4);
+				entityManager.flush();
+			})).satisfies((refused) -> assertThat(causes(refused)).filteredOn(NoFencingTokenException.class::isInstance)
+				.singleElement()
+				.satisfies((missing) -> assertThat(missing.getMessage()).containsIgnoringCase(
+						"UPDATE of table " + table("fenced_stock") + " refused by its database fence")));
 			assertThat(stocks.findAll()).singleElement().extracting(FencedStock::getQuantity).isEqualTo(10);
 			// Maintenance, let through on purpose.
 			UnfencedWrites.run(() -> stocks.save(new FencedStock("N-1", 3)));
@@ -338,6 +360,71 @@ abstract class FencedEntityContractTests {
 			assertThat(after.value()).isGreaterThan(before.value());
 			assertThat(row(context, "versioned_stock", "A-1")).containsEntry("quantity", 9)
 				.containsEntry("fence_token", after.value());
+		});
+	}
+
+	@Test
+	void aStaleOwnersFlushOfTheEntityManagerIsAStaleWriter() {
+		this.contextRunner.withPropertyValues(BATCHING).run((context) -> {
+			FencedStocks stocks = context.getBean(FencedStocks.class);
+			EntityManager entityManager = context.getBean(EntityManager.class);
+			inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
+			Stale stale = pausedOwner(context, () -> entityManager.find(FencedStock.class, "A-1"),
+					() -> stocks.findById("A-1").orElseThrow().setQuantity(8), () -> {
+						entityManager.find(FencedStock.class, "A-1").setQuantity(5);
+						entityManager.flush();
+					});
+			assertThat(stale.failure()).isInstanceOfSatisfying(StaleWriterException.class, (refused) -> {
+				assertThat(refused.getLockName()).isEqualTo(this.lock);
+				assertThat(refused.getToken()).isEqualTo(stale.a());
+				assertThat(refused.getAcceptedToken()).isEqualTo(stale.b());
+				assertThat(refused.getResource()).isEqualToIgnoringCase("table " + table("fenced_stock"));
+			});
+			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 8)
+				.containsEntry("last_token", stale.b());
+			assertThat(context.getBean(RefusedWrites.class).events()).as("published once")
+				.singleElement()
+				.satisfies((event) -> assertThat(event.getToken()).isEqualTo(stale.a()));
+		});
+	}
+
+	@Test
+	void aStaleOwnersQueryThatFlushesFirstIsAStaleWriter() {
+		this.contextRunner.run((context) -> {
+			FencedStocks stocks = context.getBean(FencedStocks.class);
+			EntityManager entityManager = context.getBean(EntityManager.class);
+			inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
+			Stale stale = pausedOwner(context, () -> entityManager.find(FencedStock.class, "A-1"),
+					() -> stocks.findById("A-1").orElseThrow().setQuantity(8), () -> {
+						entityManager.find(FencedStock.class, "A-1").setQuantity(5);
+						entityManager.createQuery("SELECT s FROM FencedStock s", FencedStock.class).getResultList();
+					});
+			assertThat(stale.failure()).isInstanceOf(StaleWriterException.class)
+				.hasMessageContaining("token " + stale.a() + " is older than accepted token " + stale.b());
+			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 8);
+		});
+	}
+
+	@Test
+	void aFlushOfTheEntityManagerWithTheTokensOfSeveralLocksBoundNamesThem() {
+		this.contextRunner.run((context) -> {
+			FencedStocks stocks = context.getBean(FencedStocks.class);
+			EntityManager entityManager = context.getBean(EntityManager.class);
+			inTask(context, (token) -> stocks.save(new FencedStock("A-1", 10)));
+			FencedTasks tasks = context.getBean(FencedTasks.class);
+			TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
+			String other = this.lock + "-other";
+			assertThatThrownBy(() -> tasks.run(this.lock,
+					(outer) -> tasks.run(other, (inner) -> transaction.executeWithoutResult((status) -> {
+						entityManager.find(FencedStock.class, "A-1").setQuantity(5);
+						entityManager.flush();
+					}))))
+				.satisfies(
+						(refused) -> assertThat(causes(refused)).filteredOn(NoFencingTokenException.class::isInstance)
+							.singleElement()
+							.satisfies((missing) -> assertThat(missing.getMessage())
+								.contains("several locks are bound to this thread", this.lock, other)));
+			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 10);
 		});
 	}
 
@@ -697,6 +784,15 @@ abstract class FencedEntityContractTests {
 			return List.copyOf(this.events);
 		}
 
+	}
+
+	/** {@code failure} and its causes. */
+	private static List<Throwable> causes(Throwable failure) {
+		List<Throwable> causes = new ArrayList<>();
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			causes.add(cause);
+		}
+		return causes;
 	}
 
 	/** A stale owner's tokens and what its commit raised, if anything. */

@@ -12,10 +12,10 @@ import org.springframework.http.ProblemDetail;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The problem detail the resolver writes by hand is JSON that a parser reads back, member
- * for member, whatever characters a lock name or a message holds.
+ * The problem detail a refusal is written as, by hand, is JSON that a parser reads back,
+ * member for member, whatever characters a lock name or a message holds.
  */
-class FencedEndpointExceptionResolverTests {
+class FencedRequestRefusedExceptionTests {
 
 	@Test
 	void theProblemDetailIsJsonWhateverItsTextHolds() {
@@ -26,7 +26,7 @@ class FencedEndpointExceptionResolverTests {
 		problem.setProperty("lockName", "a\"b");
 		problem.setProperty("token", 1L);
 		problem.setProperty("acceptedToken", null);
-		JsonNode json = JsonMapper.builder().build().readTree(FencedEndpointExceptionResolver.json(problem));
+		JsonNode json = JsonMapper.builder().build().readTree(FencedRequestRefusedException.json(problem));
 		assertThat(json.get("type").asString()).isEqualTo("about:blank");
 		assertThat(json.get("status").asInt()).isEqualTo(409);
 		assertThat(json.get("title").asString()).isEqualTo("Stale fencing token");
