@@ -171,6 +171,12 @@ public final class Benchmarks {
 		ratios.add("fenced Redis value / SET, Spring Data Redis, Redis CPU per call",
 				"FencedRedisValueBenchmarks.springDataFencedWrite", "FencedRedisValueBenchmarks.springDataSet",
 				Figures::redisCpu, "(context)");
+		ratios.add("fenced call / unfenced call, time per call", "FencedCallBenchmarks.fencedCall",
+				"FencedCallBenchmarks.plainCall", Figures::median, "(context)");
+		ratios.add("fenced call / unfenced call, JVM CPU per call", "FencedCallBenchmarks.fencedCall",
+				"FencedCallBenchmarks.plainCall", Figures::jvmCpu, "(context)");
+		ratios.add("unfenced call / empty call, time per call", "FencedCallBenchmarks.plainCall",
+				"FencedCallBenchmarks.emptyCall", Figures::median, "(context)");
 		ratios.add("fenced entity / plain entity, repository update, time per call",
 				"FencedEntityBenchmarks.fencedEntityUpdate", "FencedEntityBenchmarks.plainEntityUpdate",
 				Figures::median, "<= 1.05");
