@@ -6,9 +6,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanUtils;
@@ -25,6 +28,8 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
@@ -32,9 +37,13 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * ({@code fencing.wait-tme}, {@code fencing.tasks.stock-sync.lease-tim}): Boot's binding
  * would ignore it, and the default would apply unnoticed. The message names the key,
  * where it was set, and the nearest setting. Environment variables are not read for this:
- * any variable whose name starts with {@code FENCING_} is one to Boot.
+ * any variable whose name starts with {@code FENCING_} is one to Boot. An unknown system
+ * property is only warned about: build tools pass their own there
+ * ({@code -Dfencing.version=0.2.0} reaches every test JVM of a build).
  */
 final class FencingKeys implements EnvironmentAware, InitializingBean {
+
+	private static final Log logger = LogFactory.getLog(FencingKeys.class);
 
 	private static final String PREFIX = "fencing";
 
@@ -53,30 +62,49 @@ final class FencingKeys implements EnvironmentAware, InitializingBean {
 		if (this.environment == null) {
 			return;
 		}
+		Set<ConfigurationProperty> unknown = unknown(this.environment,
+				(source) -> !isSystemProperties(source) && !isEnvironmentVariables(source));
+		if (!unknown.isEmpty()) {
+			// The message says all: Boot's own would be the root cause otherwise.
+			throw new IllegalStateException(message(unknown, settings(PREFIX, FencingProperties.class)));
+		}
+		Set<ConfigurationProperty> unknownSystemProperties = unknown(this.environment, FencingKeys::isSystemProperties);
+		if (!unknownSystemProperties.isEmpty()) {
+			logger.warn(message(unknownSystemProperties, settings(PREFIX, FencingProperties.class))
+					+ "\nIgnored, as system properties: a build tool may pass its own there. A setting meant for "
+					+ "the starter goes in application.properties, or on the command line as --" + PREFIX + ".<key>");
+		}
+	}
+
+	/** The keys under {@code fencing.} of the given sources that no setting has. */
+	private static Set<ConfigurationProperty> unknown(Environment environment,
+			Predicate<ConfigurationPropertySource> checked) {
 		try {
-			Binder.get(this.environment)
+			Binder.get(environment)
 				.bind(PREFIX, Bindable.of(FencingProperties.class),
-						new NoUnboundElementsBindHandler(BindHandler.DEFAULT, FencingKeys::isChecked));
+						new NoUnboundElementsBindHandler(BindHandler.DEFAULT, checked::test));
 		}
 		catch (BindException ex) {
 			if (ex.getCause() instanceof UnboundConfigurationPropertiesException unbound) {
 				// A key left empty is unbound too, and changes nothing.
-				Set<ConfigurationProperty> unknown = unbound.getUnboundProperties()
+				return unbound.getUnboundProperties()
 					.stream()
 					.filter((property) -> !String.valueOf(property.getValue()).isBlank())
 					.collect(Collectors.toSet());
-				if (!unknown.isEmpty()) {
-					// The message says all: Boot's own would be the root cause otherwise.
-					throw new IllegalStateException(message(unknown, settings(PREFIX, FencingProperties.class)));
-				}
 			}
 			// Any other binding failure is reported by the binding of the settings
 			// themselves.
 		}
+		return Set.of();
 	}
 
-	private static boolean isChecked(ConfigurationPropertySource source) {
-		return !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource);
+	private static boolean isEnvironmentVariables(ConfigurationPropertySource source) {
+		return source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource;
+	}
+
+	private static boolean isSystemProperties(ConfigurationPropertySource source) {
+		return source.getUnderlyingSource() instanceof PropertySource<?> propertySource
+				&& StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(propertySource.getName());
 	}
 
 	private static String message(Set<ConfigurationProperty> unknown, List<String> settings) {

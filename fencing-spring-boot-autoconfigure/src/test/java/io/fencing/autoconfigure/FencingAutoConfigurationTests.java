@@ -282,6 +282,22 @@ class FencingAutoConfigurationTests {
 				"must be positive");
 	}
 
+	/**
+	 * Build tools pass their own {@code -D} properties to every test JVM: a system
+	 * property no setting has is warned about, naming it, and the application starts.
+	 */
+	@Test
+	void anUnknownSystemPropertyIsWarnedAboutNotRefused(CapturedOutput output) {
+		this.contextRunner.withSystemProperties("fencing.version=0.2.0").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).containsOnlyOnce("Unknown setting fencing.version")
+				.contains("Ignored, as system properties: a build tool may pass its own there")
+				.contains("--fencing.<key>");
+		});
+		// The same key in the application's configuration stops it.
+		assertStartupFailure("fencing.version=0.2.0", "fencing.version", "Unknown setting fencing.version");
+	}
+
 	@Test
 	void theLockIsTakenOutsideTheTransaction() {
 		this.contextRunner.withUserConfiguration(TransactionalJobConfiguration.class).run((context) -> {
