@@ -363,8 +363,10 @@ abstract class DatabaseFenceContractTests {
 		jdbc.execute("DROP TABLE IF EXISTS " + table);
 		String product = jdbc.execute((Connection connection) -> connection.getMetaData().getDatabaseProductName());
 		if ("PostgreSQL".equals(product)) {
-			jdbc.execute(
-					"DROP FUNCTION IF EXISTS fencing_fence_" + table + "(), fencing_fence_" + table + "_truncate()");
+			// The functions sit in the table's schema, named after the table alone.
+			int dot = table.indexOf('.');
+			String function = table.substring(0, dot + 1) + "fencing_fence_" + table.substring(dot + 1);
+			jdbc.execute("DROP FUNCTION IF EXISTS " + function + "(), " + function + "_truncate()");
 		}
 	}
 
