@@ -11,9 +11,10 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What runs log, under the runner's name: skipped runs of busy locks at INFO (the first
- * skip of a busy lock, then one a minute while it stays busy, so that skips are seen
- * without flooding the log), and each lost lease at WARN.
+ * What runs log, under the runner's name: skipped runs of busy locks at INFO (at most one
+ * report a minute per lock, however often this process takes the lock in between, as
+ * instances that take turns do, so that skips are seen without flooding the log), and
+ * each lost lease at WARN.
  */
 final class RunLog implements RunListener, RunObserver {
 
@@ -28,8 +29,8 @@ final class RunLog implements RunListener, RunObserver {
 	private static final int MAX_LOCKS_TRACKED = 100_000;
 
 	/**
-	 * Per busy lock: the first skip of the current streak, the last report and the last
-	 * skip.
+	 * Per lock found busy: the first skip of the current streak (0 once this process took
+	 * the lock again), the last report and the last skip.
 	 */
 	private final Map<String, long[]> streaks = new ConcurrentHashMap<>();
 
@@ -38,10 +39,14 @@ final class RunLog implements RunListener, RunObserver {
 		return this;
 	}
 
+	/** Ends the streak; the last report stays, so the next is a minute after it. */
 	@Override
 	public void acquired(TaskDefinition task, FencingToken token) {
-		if (!this.streaks.isEmpty()) {
-			this.streaks.remove(task.lockName());
+		long[] streak = this.streaks.isEmpty() ? null : this.streaks.get(task.lockName());
+		if (streak != null) {
+			synchronized (streak) {
+				streak[0] = 0;
+			}
 		}
 	}
 
@@ -52,19 +57,21 @@ final class RunLog implements RunListener, RunObserver {
 		}
 	}
 
-	/** Skips more than a minute apart start a new streak. */
+	/**
+	 * Skips more than a minute apart, or with a run of this process between, start a new
+	 * streak.
+	 */
 	private void skipped(TaskDefinition task) {
 		long now = System.nanoTime();
 		if (this.streaks.size() > MAX_LOCKS_TRACKED) {
 			this.streaks.clear();
 		}
-		long[] streak = this.streaks.computeIfAbsent(task.lockName(), (name) -> new long[3]);
+		long[] streak = this.streaks.computeIfAbsent(task.lockName(),
+				(name) -> new long[] { 0, now - REPORT_INTERVAL_NANOS, now });
 		long busyFor;
 		synchronized (streak) {
-			boolean newStreak = streak[0] == 0 || now - streak[2] > REPORT_INTERVAL_NANOS;
-			if (newStreak) {
+			if (streak[0] == 0 || now - streak[2] > REPORT_INTERVAL_NANOS) {
 				streak[0] = now; // first skip of the streak
-				streak[1] = now - REPORT_INTERVAL_NANOS; // last report
 			}
 			streak[2] = now; // last skip
 			if (now - streak[1] < REPORT_INTERVAL_NANOS) {

@@ -373,6 +373,29 @@ class FencedTaskIntegrationTests {
 		});
 	}
 
+	/** Two instances taking turns make every busy period new: still one report. */
+	@Test
+	void skipsBetweenRunsOfThisProcessAreReportedOnceAMinute(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			for (int turn = 0; turn < 3; turn++) {
+				CountDownLatch release = new CountDownLatch(1);
+				Future<FencingToken> holder = holdOnAnotherThread(jobs, release);
+				try {
+					assertThat(jobs.runOnce(() -> {
+					})).isNull();
+				}
+				finally {
+					release.countDown();
+				}
+				holder.get(10, TimeUnit.SECONDS);
+				assertThat(jobs.runOnce(() -> {
+				})).as("this process's own run, between the skips").isNotNull();
+			}
+			assertThat(output).containsOnlyOnce("Lock '" + this.lock + "' is held by another owner (busy for");
+		});
+	}
+
 	@Test
 	void spelLockNamesResolvePerCallAndRefuseNullArguments() {
 		this.contextRunner.run((context) -> {
