@@ -2,16 +2,21 @@ package io.fencing.aop;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 import io.fencing.FencedTask;
 import io.fencing.task.FencedTaskMethod.ReturnKind;
 import io.fencing.task.FencedTaskMethod;
 import io.fencing.task.FencedTaskResolver;
+import io.fencing.task.NearestNames;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -48,6 +53,11 @@ public class FencedTaskBeanValidator
 		implements BeanPostProcessor, Ordered, BeanFactoryAware, EnvironmentAware, SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(FencedTaskBeanValidator.class);
+
+	/** What Boot keeps of a map key written without brackets. */
+	private static final Pattern PLAIN_TASK_NAME = Pattern.compile("[a-z0-9-]+");
+
+	private static final Pattern NOT_KEPT_WITHOUT_BRACKETS = Pattern.compile("[^a-z0-9-]");
 
 	private final Supplier<FencedTaskResolver> resolver;
 
@@ -155,11 +165,16 @@ public class FencedTaskBeanValidator
 		if (unknown.isEmpty()) {
 			return;
 		}
+		List<String> hints = new ArrayList<>();
+		for (String name : unknown) {
+			String hint = hint(name, known, unknown.size() > 1);
+			if (hint != null) {
+				hints.add(hint);
+			}
+		}
 		String message = "fencing.tasks has settings for " + unknown.stream().map((name) -> "'" + name + "'").toList()
-				+ ", which no @FencedTask has; the tasks are " + known
-				+ ". A name with characters other than letters, digits and '-' (such as ':', '.' or '#{...}') "
-				+ "must be written in brackets to keep them: fencing.tasks[stock-sync:#{#sku}].lease-time=5s, "
-				+ "or in YAML a key \"[stock-sync:#{#sku}]\"";
+				+ ", which no @FencedTask has" + (hints.isEmpty() ? "" : ": " + String.join("; ", hints));
+		message += (message.endsWith("?") ? " " : ". ") + "The tasks are " + known;
 		if (unseenBeans) {
 			logger.warn(message + " (not failing the startup: lazy beans not created yet may have these tasks)");
 			return;
@@ -168,8 +183,25 @@ public class FencedTaskBeanValidator
 			logger.warn(message + " (not failing the startup: this test slice holds a part of the application)");
 			return;
 		}
-		throw new IllegalStateException(message + ". In a test that holds a part of the application, a test "
-				+ "slice (" + EnableAutoConfiguration.ENABLED_OVERRIDE_PROPERTY + "=false) only warns");
+		throw new IllegalStateException(message);
+	}
+
+	/**
+	 * What the setting of {@code name} was likely meant for: a task whose name Boot
+	 * shortened, written without brackets (it keeps only letters, digits and '-' of a map
+	 * key), or a task one typo away.
+	 */
+	private static @Nullable String hint(String name, Set<String> known, boolean several) {
+		for (String task : known) {
+			if (!PLAIN_TASK_NAME.matcher(task).matches()
+					&& NOT_KEPT_WITHOUT_BRACKETS.matcher(task.toLowerCase(Locale.ROOT)).replaceAll("").equals(name)) {
+				return "'" + task + "' keeps its other characters only in brackets: fencing.tasks[" + task
+						+ "].lease-time=5s, or in YAML a key \"[" + task + "]\"";
+			}
+		}
+		return NearestNames.likelyMeant(name, known)
+			.map((task) -> "did you mean '" + task + "'" + (several ? " for '" + name + "'" : "") + "?")
+			.orElse(null);
 	}
 
 	/** Boot's test slices switch auto-configuration off and import a part of it. */

@@ -10,6 +10,7 @@ import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import io.fencing.task.NearestNames;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -142,7 +143,7 @@ final class FencingKeys implements EnvironmentAware, InitializingBean {
 	}
 
 	private static String closest(String key, List<String> candidates) {
-		return candidates.stream().min(Comparator.comparingInt((candidate) -> distance(key, candidate))).orElse(key);
+		return NearestNames.nearest(key, candidates).orElse(key);
 	}
 
 	/** The leaf settings of {@code type}, as written in configuration. */
@@ -166,26 +167,6 @@ final class FencingKeys implements EnvironmentAware, InitializingBean {
 			}
 		}
 		return settings;
-	}
-
-	/** Edit distance (Levenshtein). */
-	private static int distance(String a, String b) {
-		int[] previous = new int[b.length() + 1];
-		int[] current = new int[b.length() + 1];
-		for (int j = 0; j <= b.length(); j++) {
-			previous[j] = j;
-		}
-		for (int i = 1; i <= a.length(); i++) {
-			current[0] = i;
-			for (int j = 1; j <= b.length(); j++) {
-				int substitution = previous[j - 1] + ((a.charAt(i - 1) == b.charAt(j - 1)) ? 0 : 1);
-				current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-			}
-			int[] swap = previous;
-			previous = current;
-			current = swap;
-		}
-		return previous[b.length()];
 	}
 
 }

@@ -269,6 +269,19 @@ class FencedTaskIntegrationTests {
 	}
 
 	@Test
+	void aMistypedTaskNameIsAnsweredWithTheTaskItWasLikelyMeantFor() {
+		String typo = this.lock.substring(0, this.lock.length() - 1) + "q";
+		this.contextRunner.withPropertyValues("fencing.tasks." + typo + ".lease-time=3s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure())
+				.hasMessageContaining("fencing.tasks has settings for ['" + typo + "'], which no @FencedTask has: "
+						+ "did you mean '" + this.lock + "'? The tasks are [")
+				.message()
+				.doesNotContain("brackets");
+		});
+	}
+
+	@Test
 	void anInterruptedWaitIsNeitherRunNorReportedAsRedisUnavailable() {
 		TestObservationRegistry observations = TestObservationRegistry.create();
 		this.contextRunner.withBean(ObservationRegistry.class, () -> observations).run((context) -> {
