@@ -19,8 +19,9 @@ import org.springframework.dao.InvalidDataAccessApiUsageException;
  * Reads a refusal of the database fence out of an exception: a
  * {@link StaleWriterException} naming the lock, both tokens and the table, or a
  * {@link NoFencingTokenException} that says how to write without a token. The fenced
- * connections raise them where the database refused the statement ({@link #raise}), so
- * that every library sees the same refusal; Spring's translations find them here.
+ * connections raise them, as the cause of the statement's {@code SQLException}, where the
+ * database refused it ({@link #raise}), so that every library carries the same refusal;
+ * Spring's translations and Hibernate's flushes find them here.
  */
 public final class FenceRefusals {
 
@@ -66,22 +67,35 @@ public final class FenceRefusals {
 
 	/**
 	 * What a statement the database fence refused raises instead of the database's own
-	 * error: a {@link StaleWriterException} (a {@code DataAccessException}, what Spring's
-	 * translation would make of it), told to {@code staleWriters} once; or, for a missing
-	 * token, an {@code SQLException} of the same state caused by the
-	 * {@link NoFencingTokenException}, for each library to wrap as it wraps the
-	 * database's errors. Any other failure is returned as it is.
+	 * error: an {@code SQLException} of the same state, whose message is the refusal's
+	 * and whose cause is the {@link StaleWriterException} (told to {@code staleWriters}
+	 * once) or the {@link NoFencingTokenException}. Still an {@code SQLException}, so
+	 * that code that rolls back on one does; each library wraps it as it wraps the
+	 * database's errors, and the translations find the refusal in it. Any other failure
+	 * is returned as it is.
 	 */
-	static Exception raise(SQLException failure, Consumer<StaleWriterException> staleWriters) {
+	static SQLException raise(SQLException failure, Consumer<StaleWriterException> staleWriters) {
 		RuntimeException refusal = refusalIn(failure);
+		if (refusal == null) {
+			return failure;
+		}
 		if (refusal instanceof StaleWriterException stale) {
 			staleWriters.accept(stale);
-			return stale;
 		}
-		if (refusal instanceof NoFencingTokenException missing) {
-			return new SQLException(missing.getMessage(), failure.getSQLState(), failure.getErrorCode(), missing);
+		return new SQLException(refusal.getMessage(), failure.getSQLState(), failure.getErrorCode(), refusal);
+	}
+
+	/**
+	 * Whether {@code refusal} was read from the database's error just now, not raised by
+	 * a fenced connection, which has told of it already.
+	 */
+	public static boolean readJustNow(Throwable failure, StaleWriterException refusal) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause == refusal) {
+				return false;
+			}
 		}
-		return failure;
+		return true;
 	}
 
 	/**

@@ -2,8 +2,11 @@ package io.fencing.fence;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.function.Consumer;
 
 import javax.sql.DataSource;
+
+import io.fencing.StaleWriterException;
 
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
@@ -14,11 +17,19 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  */
 public final class FencedDataSource extends DelegatingDataSource implements FencedConnections {
 
-	private final ConnectionFence fence = new ConnectionFence(false, true, (staleWriter) -> {
-	});
+	private volatile Consumer<StaleWriterException> staleWriters = (staleWriter) -> {
+	};
+
+	private final ConnectionFence fence = new ConnectionFence(false, true,
+			(staleWriter) -> this.staleWriters.accept(staleWriter));
 
 	public FencedDataSource(DataSource target) {
 		super(target);
+	}
+
+	/** Tells {@code staleWriters} of each stale write the fence refuses. */
+	void tellStaleWritersTo(Consumer<StaleWriterException> staleWriters) {
+		this.staleWriters = staleWriters;
 	}
 
 	@Override

@@ -57,6 +57,10 @@ public final class FencedDataSourcePostProcessor
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		if (bean instanceof FencedDataSource fenced) {
+			fenced.tellStaleWritersTo(this::published);
+			return bean;
+		}
 		if (!(bean instanceof DataSource dataSource) || bean instanceof FencedConnections
 				|| fencedAlready(dataSource)) {
 			return bean;

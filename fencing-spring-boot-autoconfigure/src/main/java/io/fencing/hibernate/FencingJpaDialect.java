@@ -42,19 +42,10 @@ public final class FencingJpaDialect implements JpaDialect {
 		if (refusal == null) {
 			return this.application.translateExceptionIfPossible(ex);
 		}
-		if (refusal instanceof StaleWriterException stale && !causes(ex, stale)) {
-			this.refusals.accept(stale); // read from the database's error just now
+		if (refusal instanceof StaleWriterException stale && FenceRefusals.readJustNow(ex, stale)) {
+			this.refusals.accept(stale);
 		}
 		return refusal;
-	}
-
-	private static boolean causes(Throwable failure, Throwable cause) {
-		for (Throwable current = failure; current != null; current = current.getCause()) {
-			if (current == cause) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	@Override

@@ -358,7 +358,7 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 		if (refusal == null) {
 			return super.translateException(task, sql, ex);
 		}
-		if (refusal instanceof StaleWriterException stale) {
+		if (refusal instanceof StaleWriterException stale && FenceRefusals.readJustNow(ex, stale)) {
 			String table = FenceRefusals.table(stale);
 			this.events.publishRefusal(this, stale, (table != null) ? table : "unknown");
 		}

@@ -16,9 +16,12 @@ import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanClassLoaderAware;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -34,7 +37,7 @@ import org.springframework.util.ClassUtils;
  * there would find no token, and the real owner could never write.
  */
 public class FencedEndpointBeanValidator
-		implements BeanPostProcessor, Ordered, SmartInitializingSingleton, BeanClassLoaderAware {
+		implements BeanPostProcessor, Ordered, SmartInitializingSingleton, BeanClassLoaderAware, BeanFactoryAware {
 
 	private static final String CONTEXT_REGISTRY = "io.micrometer.context.ContextRegistry";
 
@@ -47,6 +50,15 @@ public class FencedEndpointBeanValidator
 
 	private @Nullable ClassLoader classLoader;
 
+	private @Nullable ConfigurableListableBeanFactory beanFactory;
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		if (beanFactory instanceof ConfigurableListableBeanFactory listable) {
+			this.beanFactory = listable;
+		}
+	}
+
 	public FencedEndpointBeanValidator(FencedEndpointMethods methods, WebStack stack) {
 		this.methods = methods;
 		this.stack = stack;
@@ -58,9 +70,7 @@ public class FencedEndpointBeanValidator
 		if (!AnnotationUtils.isCandidateClass(type, FencedEndpoint.class)) {
 			return bean;
 		}
-		Map<Method, FencedEndpoint> endpoints = MethodIntrospector.selectMethods(type,
-				(MethodIntrospector.MetadataLookup<FencedEndpoint>) (method) -> AnnotatedElementUtils
-					.findMergedAnnotation(method, FencedEndpoint.class));
+		Map<Method, FencedEndpoint> endpoints = endpointsOf(type);
 		boolean advised = isAdvised(bean);
 		for (Method method : endpoints.keySet()) {
 			this.endpoints.add(FencedEndpointMethods.describe(method));
@@ -91,7 +101,11 @@ public class FencedEndpointBeanValidator
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
-		if (this.stack != WebStack.REACTIVE || this.endpoints.isEmpty()) {
+		if (this.stack != WebStack.REACTIVE) {
+			return;
+		}
+		addLazyEndpoints();
+		if (this.endpoints.isEmpty()) {
 			return;
 		}
 		String where = "@FencedEndpoint on " + new TreeSet<>(this.endpoints);
@@ -110,6 +124,28 @@ public class FencedEndpointBeanValidator
 					+ "spring.reactor.context-propagation=auto, or call "
 					+ "Hooks.enableAutomaticContextPropagation() before the application starts");
 		}
+	}
+
+	/** Those of beans not created yet (lazy ones), seen by their types. */
+	private void addLazyEndpoints() {
+		if (this.beanFactory == null) {
+			return;
+		}
+		for (String beanName : this.beanFactory.getBeanDefinitionNames()) {
+			Class<?> type = this.beanFactory.getType(beanName, false);
+			if (type != null && this.beanFactory.getBeanDefinition(beanName).isLazyInit()
+					&& !this.beanFactory.containsSingleton(beanName)
+					&& AnnotationUtils.isCandidateClass(type, FencedEndpoint.class)) {
+				endpointsOf(ClassUtils.getUserClass(type)).keySet()
+					.forEach((method) -> this.endpoints.add(FencedEndpointMethods.describe(method)));
+			}
+		}
+	}
+
+	private static Map<Method, FencedEndpoint> endpointsOf(Class<?> type) {
+		return MethodIntrospector.selectMethods(type,
+				(MethodIntrospector.MetadataLookup<FencedEndpoint>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, FencedEndpoint.class));
 	}
 
 	/** After the auto-proxy creator, which wraps the bean first. */

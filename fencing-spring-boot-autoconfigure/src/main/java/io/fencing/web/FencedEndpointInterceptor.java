@@ -27,6 +27,8 @@ import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
@@ -59,7 +61,7 @@ public class FencedEndpointInterceptor implements MethodInterceptor {
 				: invocation.getMethod();
 		String lockName = this.methods.lockName(method);
 		if (WEBFLUX_PRESENT && Publisher.class.isAssignableFrom(method.getReturnType())) {
-			return Reactive.invoke(invocation, lockName, Mono.class.isAssignableFrom(method.getReturnType()));
+			return Reactive.invoke(invocation, method, lockName, Mono.class.isAssignableFrom(method.getReturnType()));
 		}
 		if (SERVLET_PRESENT) {
 			return Servlet.invoke(invocation, lockName);
@@ -141,7 +143,7 @@ public class FencedEndpointInterceptor implements MethodInterceptor {
 
 	private static final class Reactive {
 
-		static Object invoke(MethodInvocation invocation, String lockName, boolean mono) {
+		static Object invoke(MethodInvocation invocation, Method method, String lockName, boolean mono) {
 			Flux<?> result = Flux.deferContextual((context) -> {
 				Optional<ServerWebExchange> exchange = ServerWebExchangeContextFilter.getExchange(context);
 				if (exchange.isEmpty()) {
@@ -155,7 +157,7 @@ public class FencedEndpointInterceptor implements MethodInterceptor {
 							exchange.get().getRequest().getHeaders().getOrEmpty(FencingHeaders.TOKEN), request, path);
 				}
 				catch (FencedRequestRefusedException refusal) {
-					return Flux.error(FencedEndpointRefusalFilter.refused(exchange.get(), refusal));
+					return Flux.error(answered(exchange.get(), method, refusal));
 				}
 				Acquisition acquisition = Acquisition.received(token);
 				Binding outer = context.getOrDefault(TokenBindings.CONTEXT_KEY, null);
@@ -175,12 +177,24 @@ public class FencedEndpointInterceptor implements MethodInterceptor {
 						.put(TokenBindings.CONTEXT_KEY, new Binding(acquisition, outer, null)))
 					.onErrorMap((failure) -> {
 						StaleWriterException stale = staleWriter(failure, token);
-						return (stale != null) ? FencedEndpointRefusalFilter.refused(exchange.get(),
+						return (stale != null) ? answered(exchange.get(), method,
 								FencedRequestRefusedException.stale(stale, token, path)) : failure;
 					})
 					.doFinally((signal) -> acquisition.end());
 			});
 			return mono ? Mono.from(result) : result;
+		}
+
+		/**
+		 * The refusal, recorded as the request's answer when {@code method} handles the
+		 * request: called by another handler, which may recover from it, it is that
+		 * handler's to answer.
+		 */
+		private static FencedRequestRefusedException answered(ServerWebExchange exchange, Method method,
+				FencedRequestRefusedException refusal) {
+			Object handler = exchange.getAttribute(HandlerMapping.BEST_MATCHING_HANDLER_ATTRIBUTE);
+			return (handler instanceof HandlerMethod handlerMethod && handlerMethod.getMethod().equals(method))
+					? FencedEndpointRefusalFilter.refused(exchange, refusal) : refusal;
 		}
 
 	}

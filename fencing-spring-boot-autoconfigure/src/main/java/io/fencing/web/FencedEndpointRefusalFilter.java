@@ -1,6 +1,7 @@
 package io.fencing.web;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -12,6 +13,7 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
+import org.springframework.http.ZeroCopyHttpOutputMessage;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
 import org.springframework.web.server.ServerWebExchange;
@@ -39,11 +41,12 @@ public final class FencedEndpointRefusalFilter implements WebFilter, Ordered {
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
 		ServerHttpResponse response = exchange.getResponse();
-		return chain.filter(exchange.mutate().response(new Answering(response, exchange)).build())
-			.onErrorResume((failure) -> {
-				FencedRequestRefusedException refusal = refusal(exchange);
-				return (refusal != null && !response.isCommitted()) ? answer(response, refusal) : Mono.error(failure);
-			});
+		Answering answering = (response instanceof ZeroCopyHttpOutputMessage)
+				? new ZeroCopyAnswering(response, exchange) : new Answering(response, exchange);
+		return chain.filter(exchange.mutate().response(answering).build()).onErrorResume((failure) -> {
+			FencedRequestRefusedException refusal = refusal(exchange);
+			return (refusal != null && !response.isCommitted()) ? answer(response, refusal) : Mono.error(failure);
+		});
 	}
 
 	/** Outside every other filter, which may answer errors of their own. */
@@ -67,9 +70,9 @@ public final class FencedEndpointRefusalFilter implements WebFilter, Ordered {
 	}
 
 	/** A response whose body is the refusal's once the endpoint recorded one. */
-	private static final class Answering extends ServerHttpResponseDecorator {
+	private static class Answering extends ServerHttpResponseDecorator {
 
-		private final ServerWebExchange exchange;
+		final ServerWebExchange exchange;
 
 		Answering(ServerHttpResponse response, ServerWebExchange exchange) {
 			super(response);
@@ -96,6 +99,22 @@ public final class FencedEndpointRefusalFilter implements WebFilter, Ordered {
 		public Mono<Void> setComplete() {
 			FencedRequestRefusedException refusal = refusal(this.exchange);
 			return (refusal != null && !isCommitted()) ? answer(getDelegate(), refusal) : super.setComplete();
+		}
+
+	}
+
+	/** As the server's response is: a file is still sent without copying it. */
+	private static final class ZeroCopyAnswering extends Answering implements ZeroCopyHttpOutputMessage {
+
+		ZeroCopyAnswering(ServerHttpResponse response, ServerWebExchange exchange) {
+			super(response, exchange);
+		}
+
+		@Override
+		public Mono<Void> writeWith(Path file, long position, long count) {
+			FencedRequestRefusedException refusal = refusal(this.exchange);
+			return (refusal != null) ? answer(getDelegate(), refusal)
+					: ((ZeroCopyHttpOutputMessage) getDelegate()).writeWith(file, position, count);
 		}
 
 	}

@@ -9,6 +9,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.reactor.autoconfigure.ReactorAutoConfiguration;
@@ -86,6 +87,13 @@ class FencingHttpReactiveAutoConfigurationTests {
 			this.contextRunner.withBean(PlainValuesOnly.class)
 				.withPropertyValues("spring.reactor.context-propagation=limited")
 				.run((context) -> assertThat(context).as("no fenced endpoint, nothing to carry").hasNotFailed());
+			// An endpoint created at its first request is checked all the same.
+			this.contextRunner.withBean(ReactiveEndpoints.class)
+				.withInitializer((context) -> context
+					.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()))
+				.withPropertyValues("spring.reactor.context-propagation=limited")
+				.run((context) -> assertThat(context).getFailure()
+					.hasMessageContaining("Reactor's automatic context propagation is off"));
 		}
 		finally {
 			if (wasEnabled) {

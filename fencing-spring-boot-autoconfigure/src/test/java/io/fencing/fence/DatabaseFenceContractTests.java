@@ -1,6 +1,7 @@
 package io.fencing.fence;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -86,17 +87,53 @@ abstract class DatabaseFenceContractTests {
 	@Test
 	void aPlainJdbcTemplateWriteOfAStaleOwnerIsRefusedAndChangesNothing() {
 		as(2, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 8 WHERE sku = 'A-1'"));
-		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(
+		// Spring's translation of the statement's error, with the refusal in it.
+		assertThatExceptionOfType(DataAccessException.class).isThrownBy(
 				() -> as(1, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 5 WHERE sku = 'A-1'")))
 			.withMessageContaining("token 1 is older than accepted token 2")
-			.satisfies((refused) -> {
-				assertThat(refused.getLockName()).isEqualTo(LOCK);
-				assertThat(refused.getResource()).isEqualToIgnoringCase("table " + this.table);
-			});
+			.satisfies((refused) -> assertThat(causes(refused)).filteredOn(StaleWriterException.class::isInstance)
+				.singleElement()
+				.isInstanceOfSatisfying(StaleWriterException.class, (stale) -> {
+					assertThat(stale.getLockName()).isEqualTo(LOCK);
+					assertThat(stale.getResource()).isEqualToIgnoringCase("table " + this.table);
+				}));
 		assertThat(row("A-1")).containsExactly(8, 2L);
 		// Equal token: the same owner writes again.
 		as(2, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 9 WHERE sku = 'A-1'"));
 		assertThat(row("A-1")).containsExactly(9, 2L);
+	}
+
+	/**
+	 * JDBC code of its own that rolls back on an {@code SQLException} still does: the
+	 * refusal is one, so the statement before it is not committed with the stale owner's.
+	 */
+	@Test
+	void aRefusalIsAnSQLExceptionThatJdbcCodeRollsBackOn() throws Exception {
+		as(2, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 8 WHERE sku = 'A-1'"));
+		SQLException refused = as(1, () -> {
+			try (Connection connection = this.fenced.getConnection()) {
+				connection.setAutoCommit(false);
+				try (Statement statement = connection.createStatement()) {
+					statement.executeUpdate("UPDATE " + this.table + " SET quantity = 99 WHERE sku = 'C-3'");
+					statement.executeUpdate("UPDATE " + this.table + " SET quantity = 5 WHERE sku = 'A-1'");
+					connection.commit();
+					return null;
+				}
+				catch (SQLException ex) {
+					connection.rollback();
+					return ex;
+				}
+				finally {
+					connection.setAutoCommit(true);
+				}
+			}
+		});
+		assertThat((Throwable) refused).isNotNull()
+			.hasMessageContaining("token 1 is older than accepted token 2")
+			.cause()
+			.isInstanceOf(StaleWriterException.class);
+		assertThat(row("C-3")).containsExactly(30, 0L);
+		assertThat(row("A-1")).containsExactly(8, 2L);
 	}
 
 	@Test

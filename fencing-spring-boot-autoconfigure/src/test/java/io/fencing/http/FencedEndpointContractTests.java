@@ -44,6 +44,7 @@ import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.ZeroCopyHttpOutputMessage;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -52,6 +53,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.server.ServerWebExchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -292,6 +294,31 @@ abstract class FencedEndpointContractTests {
 			assertThat(refused.body()).as(accept).contains("\"acceptedToken\":7");
 		}
 		assertThat(row(sku)).containsExactly(8, 7L);
+	}
+
+	/**
+	 * A handler that calls a fenced endpoint's bean and recovers from its refusal answers
+	 * as it chose: the refusal is the request's answer only where the endpoint handles
+	 * the request.
+	 */
+	@Test
+	void aHandlerThatRecoversFromAFencedEndpointsRefusalAnswersItself() {
+		String sku = newRow();
+		assertThat(call(url(Receiver.WEBFLUX) + "/text-stock/" + sku, this.lock + "=7", 8).status()).isEqualTo(200);
+		Answer stale = call(url(Receiver.WEBFLUX) + "/recovering-stock/" + sku, this.lock + "=6", 5);
+		assertThat(stale.status()).isEqualTo(200);
+		assertThat(stale.body()).isEqualTo("recovered");
+		assertThat(stale.headers().getFirst(FencingHeaders.REFUSED)).isNull();
+		Answer none = call(url(Receiver.WEBFLUX) + "/recovering-stock/" + sku, null, 5);
+		assertThat(none.status()).isEqualTo(200);
+		assertThat(none.body()).isEqualTo("recovered");
+		assertThat(row(sku)).containsExactly(8, 7L);
+	}
+
+	/** The filter that answers refusals keeps what the server's response can do. */
+	@Test
+	void aWebFluxResponseStillSendsFilesWithoutCopyingThem() {
+		assertThat(call(url(Receiver.WEBFLUX) + "/zero-copy", null, 0).body()).isEqualTo("true");
 	}
 
 	@Test
@@ -567,6 +594,17 @@ abstract class FencedEndpointContractTests {
 		@FencedEndpoint("${test.lock}")
 		public Mono<String> put(@PathVariable String sku, @RequestBody String quantity) {
 			return this.stock.put(sku, Mono.just(quantity)).map((rows) -> rows + " updated");
+		}
+
+		/** No fenced endpoint itself: it calls one and recovers from its refusal. */
+		@PutMapping("/recovering-stock/{sku}")
+		public Mono<String> recovering(@PathVariable String sku, @RequestBody String quantity) {
+			return this.stock.putText(sku, quantity).onErrorResume((failure) -> Mono.just("recovered"));
+		}
+
+		@PutMapping("/zero-copy")
+		public Mono<String> zeroCopy(ServerWebExchange exchange) {
+			return Mono.just(Boolean.toString(exchange.getResponse() instanceof ZeroCopyHttpOutputMessage));
 		}
 
 	}
