@@ -297,6 +297,20 @@ abstract class FencedEndpointContractTests {
 	}
 
 	/**
+	 * WebFlux negotiates the response's type before it calls the method: a request that
+	 * accepts nothing a {@code Mono<Integer>} is written as never runs it, whoever sends
+	 * it.
+	 */
+	@Test
+	void aWebFluxRequestThatAcceptsNothingTheEndpointReturnsRunsNothing() {
+		String sku = newRow();
+		String url = url(Receiver.WEBFLUX) + "/stock/" + sku;
+		assertThat(call(url, this.lock + "=7", 8, "application/xml").status()).isNotEqualTo(200);
+		assertThat(call(url, this.lock + "=6", 5, "application/xml").status()).isNotEqualTo(200);
+		assertThat(row(sku)).containsExactly(10, 0L);
+	}
+
+	/**
 	 * A handler that calls a fenced endpoint's bean and recovers from its refusal answers
 	 * as it chose: the refusal is the request's answer only where the endpoint handles
 	 * the request.
