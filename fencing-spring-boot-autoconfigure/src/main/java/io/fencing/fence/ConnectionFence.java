@@ -32,9 +32,9 @@ import org.springframework.jdbc.datasource.ConnectionProxy;
  * only once the transaction commits, and is undone by a rollback, which is followed. A
  * connection that does not unwrap to a connection of its own (a pool that hands out new
  * wrappers of the same session) is reset before it goes back. Its statements raise a
- * refusal of the fence as {@link FenceRefusals#raise} has it, so that a stale writer is a
- * {@code StaleWriterException} whatever library wrote (an {@code EntityManager}'s flush
- * too).
+ * refusal of the fence as {@link FenceRefusals#raise} has it: an {@code SQLException}
+ * that carries the {@code StaleWriterException} or {@code NoFencingTokenException},
+ * whatever library wrote.
  */
 final class ConnectionFence {
 

@@ -46,20 +46,12 @@ public final class FenceRefusals {
 	 */
 	public static @Nullable DataAccessException translate(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof StaleWriterException stale) {
+			Throwable refusal = (cause instanceof SQLException sql) ? refusalIn(sql) : cause;
+			if (refusal instanceof StaleWriterException stale) {
 				return stale;
 			}
-			if (cause instanceof NoFencingTokenException missing) {
+			if (refusal instanceof NoFencingTokenException missing) {
 				return new InvalidDataAccessApiUsageException(missing.getMessage(), missing);
-			}
-			if (cause instanceof SQLException sql) {
-				RuntimeException refusal = refusalIn(sql);
-				if (refusal instanceof NoFencingTokenException missing) {
-					return new InvalidDataAccessApiUsageException(missing.getMessage(), missing);
-				}
-				if (refusal != null) {
-					return (DataAccessException) refusal;
-				}
 			}
 		}
 		return null;

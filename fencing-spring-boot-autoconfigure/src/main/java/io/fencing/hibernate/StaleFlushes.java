@@ -2,6 +2,8 @@ package io.fencing.hibernate;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import io.fencing.StaleWriterException;
 import io.fencing.fence.FenceRefusals;
@@ -28,34 +30,29 @@ final class StaleFlushes implements Integrator {
 	public void integrate(Metadata metadata, BootstrapContext bootstrapContext,
 			SessionFactoryImplementor sessionFactory) {
 		EventListenerRegistry registry = sessionFactory.getEventListenerRegistry();
-		EventListenerGroup<FlushEventListener> flushes = registry.getEventListenerGroup(EventType.FLUSH);
-		List<FlushEventListener> flushListeners = listeners(flushes);
-		flushes.clearListeners();
-		flushes.appendListener((event) -> {
-			try {
-				flushListeners.forEach((listener) -> listener.onFlush(event));
-			}
-			catch (RuntimeException ex) {
-				throw refusalOr(ex);
-			}
-		});
-		EventListenerGroup<AutoFlushEventListener> autoFlushes = registry.getEventListenerGroup(EventType.AUTO_FLUSH);
-		List<AutoFlushEventListener> autoFlushListeners = listeners(autoFlushes);
-		autoFlushes.clearListeners();
-		autoFlushes.appendListener((event) -> {
-			try {
-				autoFlushListeners.forEach((listener) -> listener.onAutoFlush(event));
-			}
-			catch (RuntimeException ex) {
-				throw refusalOr(ex);
-			}
-		});
+		inOne(registry.getEventListenerGroup(EventType.FLUSH),
+				(all) -> (FlushEventListener) (event) -> all.accept((listener) -> listener.onFlush(event)));
+		inOne(registry.getEventListenerGroup(EventType.AUTO_FLUSH),
+				(all) -> (AutoFlushEventListener) (event) -> all.accept((listener) -> listener.onAutoFlush(event)));
 	}
 
-	private static <T> List<T> listeners(EventListenerGroup<T> group) {
+	/**
+	 * Replaces the group's listeners by one that calls them all, in their order, and
+	 * raises the refusal their failure carries.
+	 * @param asOne the one listener, given what calls each of the group's
+	 */
+	private static <T> void inOne(EventListenerGroup<T> group, Function<Consumer<Consumer<T>>, T> asOne) {
 		List<T> listeners = new ArrayList<>();
 		group.listeners().forEach(listeners::add);
-		return listeners;
+		group.clearListeners();
+		group.appendListener(asOne.apply((call) -> {
+			try {
+				listeners.forEach(call);
+			}
+			catch (RuntimeException ex) {
+				throw refusalOr(ex);
+			}
+		}));
 	}
 
 	/** The stale writer's refusal that {@code failure} carries, or {@code failure}. */

@@ -97,8 +97,9 @@ public class FencedEndpointInterceptor implements MethodInterceptor {
 
 	/**
 	 * The stale writer's refusal that {@code failure} reports: a
-	 * {@link StaleWriterException}, or the database fence's own error, passed on from a
-	 * connection the starter did not hand out.
+	 * {@link StaleWriterException}, also inside a library's wrapping of the statement's
+	 * error (a plain {@code JdbcTemplate}'s), or the database fence's own error, passed
+	 * on from a connection the starter did not hand out.
 	 */
 	private static @Nullable StaleWriterException staleWriter(Throwable failure, FencingToken received) {
 		if (!(FenceRefusals.translate(failure) instanceof StaleWriterException stale)) {
