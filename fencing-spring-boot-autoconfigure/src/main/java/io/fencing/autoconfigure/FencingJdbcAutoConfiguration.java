@@ -1,13 +1,17 @@
 package io.fencing.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
 import javax.sql.DataSource;
 
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.jdbc.IdempotentOperations;
-import io.fencing.operation.ExpiredOperations;
+import io.fencing.fence.FencedTables;
+import io.fencing.operation.ExpiredRows;
+import io.fencing.operation.ExpiredRows.Kept;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -87,17 +91,33 @@ public final class FencingJdbcAutoConfiguration {
 			return new IdempotentOperations(jdbc);
 		}
 
-		/** Removes the operations older than {@code fencing.operations.retention}. */
+		/**
+		 * Removes the operations older than {@code fencing.operations.retention}, and the
+		 * tombstones of fenced tables older than
+		 * {@code fencing.jdbc.tombstone-retention}.
+		 */
 		@Bean
 		@ConditionalOnMissingBean
-		ExpiredOperations fencingExpiredOperations(DataSource dataSource, FencingProperties fencing) {
-			Duration retention = fencing.getOperations().getRetention();
+		ExpiredRows fencingExpiredRows(DataSource dataSource, FencingProperties fencing,
+				ObjectProvider<FencedTables> fencedTables) {
+			Duration operations = positive("fencing.operations.retention", fencing.getOperations().getRetention(),
+					"the id of an applied operation");
+			Duration tombstones = positive("fencing.jdbc.tombstone-retention",
+					fencing.getJdbc().getTombstoneRetention(), "the token of a fenced table's deleted row");
+			return new ExpiredRows(List.of(ExpiredRows.operations(dataSource, operations),
+					new Kept("tombstones of fenced tables' deleted rows", tombstones, (cutoff, limit) -> {
+						FencedTables tables = fencedTables.getIfAvailable();
+						return (tables != null) ? tables.removeTombstonesDeletedBefore(cutoff, limit)
+								: ExpiredRows.NO_TABLE;
+					})));
+		}
+
+		private static Duration positive(String property, @Nullable Duration retention, String kept) {
 			if (retention == null || retention.isNegative() || retention.isZero()) {
-				throw new IllegalStateException(
-						"fencing.operations.retention must be positive, was " + retention + ": set how long the id "
-								+ "of an applied operation is kept, for example fencing.operations.retention=3d");
+				throw new IllegalStateException(property + " must be positive, was " + retention + ": set how long "
+						+ kept + " is kept, for example " + property + "=3d");
 			}
-			return new ExpiredOperations(dataSource, retention);
+			return retention;
 		}
 
 		private static void applyTemplateSettings(JdbcTemplate template, JdbcProperties.Template settings) {

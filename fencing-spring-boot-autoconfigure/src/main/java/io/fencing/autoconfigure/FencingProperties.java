@@ -240,6 +240,22 @@ public class FencingProperties {
 		 */
 		private List<String> fencedTables = new ArrayList<>();
 
+		/**
+		 * How long a fenced table keeps the token that deleted a row (in the
+		 * fencing_tombstones table of its schema), during which an insert of the same
+		 * primary key with an older token is refused. Longer than any pause a stale owner
+		 * may wake up from.
+		 */
+		private Duration tombstoneRetention = Duration.ofDays(3);
+
+		public Duration getTombstoneRetention() {
+			return this.tombstoneRetention;
+		}
+
+		public void setTombstoneRetention(Duration tombstoneRetention) {
+			this.tombstoneRetention = tombstoneRetention;
+		}
+
 		public List<String> getFencedTables() {
 			return this.fencedTables;
 		}

@@ -27,14 +27,16 @@ enum FenceDialect {
 	POSTGRESQL("SELECT set_config('fencing.token', ?, false)", true) {
 
 		@Override
-		List<String> ddl(FencedTable table) {
+		List<String> ddl(FencedTable table, List<String> key) {
 			String column = table.tokenColumn();
 			String function = table.qualifiedFenceName();
 			String truncate = table.fenceName() + "_truncate";
-			return List.of("CREATE OR REPLACE FUNCTION " + function + "() RETURNS trigger LANGUAGE plpgsql AS $fence$\n" //
+			StringBuilder body = new StringBuilder();
+			body.append("CREATE OR REPLACE FUNCTION " + function + "() RETURNS trigger LANGUAGE plpgsql AS $fence$\n" //
 					+ "DECLARE\n" //
 					+ "  writer text := current_setting('fencing.token', true);\n" //
-					+ "  token bigint;\n" //
+					+ "  writer_token bigint;\n" //
+					+ "  accepted bigint;\n" //
 					+ "BEGIN\n" //
 					+ "  IF writer = '" + UNFENCED + "' THEN\n" //
 					+ "    IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;\n" //
@@ -44,17 +46,45 @@ enum FenceDialect {
 					+ "    RAISE EXCEPTION 'fencing: % of fenced table " + table.qualified()
 					+ " carries no fencing token', TG_OP USING ERRCODE = '" + NO_TOKEN_STATE + "';\n" //
 					+ "  END IF;\n" //
-					+ "  token := writer::bigint;\n" //
-					+ "  IF TG_OP <> 'INSERT' AND OLD." + column + " > token THEN\n" //
+					+ "  writer_token := writer::bigint;\n");
+			if (key.isEmpty()) {
+				body.append("  IF TG_OP <> 'INSERT' THEN accepted := OLD." + column + "; END IF;\n");
+			}
+			else {
+				// A deletion of the key still in progress is waited for (the lock), so
+				// that the next statement sees the token it left.
+				body.append("  IF TG_OP = 'INSERT' THEN\n" //
+						+ "    PERFORM 1 FROM " + table.qualified() + " AS fenced WHERE "
+						+ matches("fenced", key, "NEW") + " FOR KEY SHARE;\n" //
+						+ "    SELECT t.token INTO accepted FROM " + table.tombstones() + " AS t WHERE t.table_name = '"
+						+ table.tombstoneName() + "' AND t.row_key = " + tombstoneKey(key, "NEW") + ";\n" //
+						+ "  ELSE\n" //
+						+ "    accepted := OLD." + column + ";\n" //
+						+ "  END IF;\n");
+			}
+			body.append("  IF accepted > writer_token THEN\n" //
 					+ "    RAISE EXCEPTION 'fencing: table " + table.qualified()
-					+ ": token % is older than accepted token %', token, OLD." + column + " USING ERRCODE = '"
+					+ ": token % is older than accepted token %', writer_token, accepted USING ERRCODE = '"
 					+ STALE_STATE + "';\n" //
 					+ "  END IF;\n" //
-					+ "  IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;\n" //
-					+ "  NEW." + column + " := token;\n" //
+					+ "  IF TG_OP = 'DELETE' THEN\n");
+			if (!key.isEmpty()) {
+				body.append("    INSERT INTO " + table.tombstones()
+						+ " AS t (table_name, row_key, token, deleted_at) VALUES ('" + table.tombstoneName() + "', "
+						+ tombstoneKey(key, "OLD") + ", writer_token, now() AT TIME ZONE 'UTC') "
+						+ "ON CONFLICT (table_name, row_key) DO UPDATE SET token = GREATEST(t.token, EXCLUDED.token), "
+						+ "deleted_at = EXCLUDED.deleted_at;\n");
+			}
+			body.append("    RETURN OLD;\n" //
+					+ "  END IF;\n" //
+					+ "  " + written(table) + "\n" //
 					+ "  RETURN NEW;\n" //
 					+ "END\n" //
-					+ "$fence$",
+					+ "$fence$");
+			List<String> ddl = new ArrayList<>(tombstonesDdl(table, "TIMESTAMP", ""));
+			ddl.add("CREATE INDEX IF NOT EXISTS " + TOMBSTONES + "_deleted_at ON " + table.tombstones()
+					+ " (deleted_at)");
+			ddl.addAll(List.of(body.toString(),
 					"CREATE OR REPLACE FUNCTION " + function
 							+ "_truncate() RETURNS trigger LANGUAGE plpgsql AS $fence$\n" //
 							+ "DECLARE\n" //
@@ -80,18 +110,37 @@ enum FenceDialect {
 							+ " FOR EACH ROW EXECUTE FUNCTION " + function + "()",
 					"DROP TRIGGER IF EXISTS " + truncate + " ON " + table.qualified(),
 					"CREATE TRIGGER " + truncate + " BEFORE TRUNCATE ON " + table.qualified()
-							+ " FOR EACH STATEMENT EXECUTE FUNCTION " + function + "_truncate()");
+							+ " FOR EACH STATEMENT EXECUTE FUNCTION " + function + "_truncate()"));
+			return ddl;
+		}
+
+		private static String written(FencedTable table) {
+			return "NEW." + table.tokenColumn() + " := writer_token;";
+		}
+
+		/** The hex SHA-256 of the row's key, as the text of a row value. */
+		private static String tombstoneKey(List<String> key, String row) {
+			return "encode(sha256(convert_to(row(" + row + "." + String.join(", " + row + ".", key)
+					+ ")::text, 'UTF8')), 'hex')";
+		}
+
+		private static String matches(String alias, List<String> key, String row) {
+			return String.join(" AND ",
+					key.stream().map((column) -> alias + "." + column + " = " + row + "." + column).toList());
 		}
 
 		@Override
-		boolean hasFence(Connection connection, FencedTable table) throws SQLException {
+		boolean hasFence(Connection connection, FencedTable table, List<String> key) throws SQLException {
 			// Enabled for every session (not only replicas), on every column, without a
 			// WHEN condition: before each row of an insert, delete or update (tgtype bits
 			// 1, 2, 4, 8, 16), and before a truncate (bits 2 and 32); writing the
-			// configured column.
-			return hasTrigger(connection, table, table.fenceName(), 31, 31, "NEW." + table.tokenColumn() + " := token;")
+			// configured column, and keeping the tokens of the table's key.
+			return hasTrigger(connection, table, table.fenceName(), 31, 31, written(table))
+					&& (key.isEmpty()
+							|| hasTrigger(connection, table, table.fenceName(), 31, 31, tombstoneKey(key, "OLD")))
 					&& hasTrigger(connection, table, table.fenceName() + "_truncate", 35, 34,
-							"max(" + table.tokenColumn() + ")");
+							"max(" + table.tokenColumn() + ")")
+					&& hasTable(connection, "SELECT to_regclass(?) IS NOT NULL", table.tombstones());
 		}
 
 		private boolean hasTrigger(Connection connection, FencedTable table, String trigger, int mask, int type,
@@ -110,6 +159,11 @@ enum FenceDialect {
 			}
 		}
 
+		@Override
+		String removeTombstones(String tombstones, int limit) {
+			return byKey(tombstones, limit);
+		}
+
 	},
 
 	/**
@@ -119,8 +173,9 @@ enum FenceDialect {
 	MYSQL("SET @fencing_token = ?", false) {
 
 		@Override
-		List<String> ddl(FencedTable table) {
-			List<String> ddl = new ArrayList<>();
+		List<String> ddl(FencedTable table, List<String> key) {
+			List<String> ddl = new ArrayList<>(tombstonesDdl(table, "DATETIME(6)",
+					", INDEX " + TOMBSTONES + "_deleted_at (deleted_at)) ENGINE = InnoDB"));
 			for (String operation : OPERATIONS) {
 				String trigger = table.qualifiedFenceName() + "_" + operation.toLowerCase(Locale.ROOT);
 				StringBuilder body = new StringBuilder();
@@ -132,6 +187,7 @@ enum FenceDialect {
 					.append(table.qualified())
 					.append(" FOR EACH ROW\nBEGIN\n")
 					.append("  DECLARE refusal VARCHAR(255);\n")
+					.append("  DECLARE accepted BIGINT;\n")
 					.append("  IF @fencing_token IS NULL OR @fencing_token = '' THEN\n")
 					.append("    SET refusal = 'fencing: ")
 					.append(operation)
@@ -140,19 +196,30 @@ enum FenceDialect {
 					.append(" carries no fencing token';\n")
 					.append("    SIGNAL SQLSTATE '" + NO_TOKEN_STATE + "' SET MESSAGE_TEXT = refusal;\n")
 					.append("  ELSEIF @fencing_token <> '" + UNFENCED + "' THEN\n");
-				if (!operation.equals("INSERT")) {
+				if (operation.equals("INSERT")) {
+					if (!key.isEmpty()) {
+						body.append("    ").append(tombstoneRead(table, key)).append(";\n");
+					}
+				}
+				else {
+					body.append("    SET accepted = OLD.").append(table.tokenColumn()).append(";\n");
+				}
+				if (!operation.equals("INSERT") || !key.isEmpty()) {
 					body.append("    IF ")
-						.append(refusedWhen(table))
+						.append(REFUSED_WHEN)
 						.append(" THEN\n")
 						.append("      SET refusal = CONCAT('fencing: table ")
 						.append(table.qualified())
-						.append(": token ', @fencing_token, ' is older than accepted token ', OLD.")
-						.append(table.tokenColumn())
-						.append(");\n")
+						.append(": token ', @fencing_token, ' is older than accepted token ', accepted);\n")
 						.append("      SIGNAL SQLSTATE '" + STALE_STATE + "' SET MESSAGE_TEXT = refusal;\n")
 						.append("    END IF;\n");
 				}
-				if (!operation.equals("DELETE")) {
+				if (operation.equals("DELETE")) {
+					if (!key.isEmpty()) {
+						body.append("    ").append(tombstoneWrite(table, key)).append(";\n");
+					}
+				}
+				else {
 					body.append("    ").append(written(table)).append(";\n");
 				}
 				body.append("  END IF;\nEND");
@@ -162,16 +229,33 @@ enum FenceDialect {
 			return ddl;
 		}
 
-		private static String refusedWhen(FencedTable table) {
-			return "OLD." + table.tokenColumn() + " > CAST(@fencing_token AS SIGNED)";
-		}
+		private static final String REFUSED_WHEN = "accepted > CAST(@fencing_token AS SIGNED)";
 
 		private static String written(FencedTable table) {
 			return "SET NEW." + table.tokenColumn() + " = CAST(@fencing_token AS SIGNED)";
 		}
 
+		/**
+		 * The hex SHA-256 of the row's key, its columns' text joined by unit separators.
+		 */
+		private static String tombstoneKey(List<String> key, String row) {
+			return "SHA2(CONCAT_WS(CHAR(31), " + row + "." + String.join(", " + row + ".", key) + "), 256)";
+		}
+
+		private static String tombstoneRead(FencedTable table, List<String> key) {
+			return "SELECT MAX(token) INTO accepted FROM " + table.tombstones() + " WHERE table_name = '"
+					+ table.tombstoneName() + "' AND row_key = " + tombstoneKey(key, "NEW");
+		}
+
+		private static String tombstoneWrite(FencedTable table, List<String> key) {
+			return "INSERT INTO " + table.tombstones() + " (table_name, row_key, token, deleted_at) VALUES ('"
+					+ table.tombstoneName() + "', " + tombstoneKey(key, "OLD")
+					+ ", CAST(@fencing_token AS SIGNED), UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE "
+					+ "token = GREATEST(token, VALUES(token)), deleted_at = VALUES(deleted_at)";
+		}
+
 		@Override
-		boolean hasFence(Connection connection, FencedTable table) throws SQLException {
+		boolean hasFence(Connection connection, FencedTable table, List<String> key) throws SQLException {
 			for (String operation : OPERATIONS) {
 				try (PreparedStatement query = connection.prepareStatement("SELECT ACTION_STATEMENT FROM "
 						+ "information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = COALESCE(?, DATABASE()) "
@@ -181,14 +265,25 @@ enum FenceDialect {
 					query.setString(2, table.name());
 					query.setString(3, table.fenceName() + "_" + operation.toLowerCase(Locale.ROOT));
 					query.setString(4, operation);
-					String checks = operation.equals("INSERT") ? written(table) : refusedWhen(table);
+					String checks = switch (operation) {
+						case "INSERT" -> key.isEmpty() ? written(table) : tombstoneRead(table, key);
+						case "DELETE" -> key.isEmpty() ? REFUSED_WHEN : tombstoneWrite(table, key);
+						default -> REFUSED_WHEN;
+					};
 					if (!anyContains(query, checks)
-							|| (operation.equals("UPDATE") && !anyContains(query, written(table)))) {
+							|| (!operation.equals("DELETE") && !anyContains(query, written(table)))) {
 						return false;
 					}
 				}
 			}
-			return true;
+			return hasTable(connection, "SELECT COUNT(*) > 0 FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
+					+ "COALESCE(?, DATABASE()) AND TABLE_NAME = '" + TOMBSTONES + "'", table.schema());
+		}
+
+		@Override
+		String removeTombstones(String tombstones, int limit) {
+			// MySQL and MariaDB cannot read the table a DELETE writes in a subquery.
+			return "DELETE FROM " + tombstones + " WHERE deleted_at < ? ORDER BY deleted_at LIMIT " + limit;
 		}
 
 		@Override
@@ -222,15 +317,26 @@ enum FenceDialect {
 	H2("SET @fencing_token = ?", false) {
 
 		@Override
-		List<String> ddl(FencedTable table) {
+		List<String> ddl(FencedTable table, List<String> key) {
+			// The trigger finds the table's key itself.
 			String trigger = h2Trigger(table, true);
-			return List.of("DROP TRIGGER IF EXISTS " + trigger,
-					"CREATE TRIGGER " + trigger + " BEFORE INSERT, UPDATE, DELETE ON " + table.qualified()
-							+ " FOR EACH ROW CALL '" + H2_TRIGGER + "'");
+			List<String> ddl = new ArrayList<>(tombstonesDdl(table, "TIMESTAMP", ""));
+			ddl.add("CREATE INDEX IF NOT EXISTS " + TOMBSTONES + "_deleted_at ON " + table.tombstones()
+					+ " (deleted_at)");
+			ddl.add("DROP TRIGGER IF EXISTS " + trigger);
+			ddl.add("CREATE TRIGGER " + trigger + " BEFORE INSERT, UPDATE, DELETE ON " + table.qualified()
+					+ " FOR EACH ROW CALL '" + H2_TRIGGER + "'");
+			return ddl;
 		}
 
 		@Override
-		boolean hasFence(Connection connection, FencedTable table) throws SQLException {
+		boolean hasFence(Connection connection, FencedTable table, List<String> key) throws SQLException {
+			if (!hasTable(connection,
+					"SELECT COUNT(*) > 0 FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = "
+							+ "COALESCE(?, SCHEMA()) AND TABLE_NAME = '" + TOMBSTONES.toUpperCase(Locale.ROOT) + "'",
+					upperCase(table.schema()))) {
+				return false;
+			}
 			// One row per event.
 			try (PreparedStatement query = connection.prepareStatement("SELECT EVENT_MANIPULATION FROM "
 					+ "INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_SCHEMA = COALESCE(?, SCHEMA()) "
@@ -259,7 +365,15 @@ enum FenceDialect {
 					+ table.tokenColumn().toLowerCase(Locale.ROOT);
 		}
 
+		@Override
+		String removeTombstones(String tombstones, int limit) {
+			return byKey(tombstones, limit);
+		}
+
 	};
+
+	/** Where each schema keeps the tokens of its fenced tables' deleted rows. */
+	static final String TOMBSTONES = "fencing_tombstones";
 
 	/** SQLSTATE of a write whose token is older than the row's. */
 	static final String STALE_STATE = "23F01";
@@ -284,11 +398,23 @@ enum FenceDialect {
 		this.transactionalSettings = transactionalSettings;
 	}
 
-	/** The statements that create the fence of {@code table}, each run on its own. */
-	abstract List<String> ddl(FencedTable table);
+	/**
+	 * The statements that create the fence of {@code table}, each run on its own.
+	 * @param key the columns of its primary key, whose deleted values keep their tokens
+	 */
+	abstract List<String> ddl(FencedTable table, List<String> key);
 
-	/** Whether {@code table} carries this starter's fence, on its token column. */
-	abstract boolean hasFence(Connection connection, FencedTable table) throws SQLException;
+	/**
+	 * Whether {@code table} carries this starter's fence, on its token column and, for a
+	 * table with a primary key, keeping its deleted rows' tokens.
+	 */
+	abstract boolean hasFence(Connection connection, FencedTable table, List<String> key) throws SQLException;
+
+	/**
+	 * The statement that removes at most {@code limit} tombstones deleted before its one
+	 * parameter, a UTC time.
+	 */
+	abstract String removeTombstones(String tombstones, int limit);
 
 	/**
 	 * Why some writes to {@code table} would pass its fence unchecked, or {@code null}.
@@ -329,6 +455,35 @@ enum FenceDialect {
 			return H2;
 		}
 		return null;
+	}
+
+	/**
+	 * The table that keeps, for each key of the fenced tables of its schema, the newest
+	 * token that deleted it, so that an insert of that key with an older token is
+	 * refused.
+	 */
+	private static List<String> tombstonesDdl(FencedTable table, String timestamp, String end) {
+		return List.of("CREATE TABLE IF NOT EXISTS " + table.tombstones() + " (\n" //
+				+ "    table_name VARCHAR(200) NOT NULL,\n" //
+				+ "    row_key    CHAR(64)     NOT NULL,\n" //
+				+ "    token      BIGINT       NOT NULL,\n" //
+				+ "    deleted_at " + timestamp + " NOT NULL,\n" //
+				+ "    PRIMARY KEY (table_name, row_key)" + (end.isEmpty() ? "\n)" : end));
+	}
+
+	/** Removal by key: PostgreSQL and H2 have no {@code DELETE ... LIMIT}. */
+	private static String byKey(String tombstones, int limit) {
+		return "DELETE FROM " + tombstones + " WHERE (table_name, row_key) IN (SELECT table_name, row_key FROM "
+				+ tombstones + " WHERE deleted_at < ? FETCH FIRST " + limit + " ROWS ONLY)";
+	}
+
+	private static boolean hasTable(Connection connection, String sql, @Nullable String schema) throws SQLException {
+		try (PreparedStatement query = connection.prepareStatement(sql)) {
+			query.setString(1, schema);
+			try (ResultSet found = query.executeQuery()) {
+				return found.next() && found.getBoolean(1);
+			}
+		}
 	}
 
 	private static boolean anyContains(PreparedStatement query, String expected) throws SQLException {

@@ -43,6 +43,11 @@ public record FencedTable(@Nullable String schema, String name, String tokenColu
 		return new FencedTable(schema, name, tokenColumn);
 	}
 
+	/** Whether {@code name} goes into DDL as it is. */
+	static boolean isPlainIdentifier(@Nullable String name) {
+		return name != null && IDENTIFIER.matcher(name).matches();
+	}
+
 	/** As it goes into DDL. */
 	public String qualified() {
 		return (this.schema != null) ? this.schema + "." + this.name : this.name;
@@ -56,6 +61,19 @@ public record FencedTable(@Nullable String schema, String name, String tokenColu
 	/** {@link #fenceName()}, schema-qualified as the table is. */
 	String qualifiedFenceName() {
 		return (this.schema != null) ? this.schema + "." + fenceName() : fenceName();
+	}
+
+	/**
+	 * The table that keeps the tokens of its deleted rows:
+	 * {@value FenceDialect#TOMBSTONES}, in the table's schema.
+	 */
+	String tombstones() {
+		return (this.schema != null) ? this.schema + "." + FenceDialect.TOMBSTONES : FenceDialect.TOMBSTONES;
+	}
+
+	/** How the tombstones name the table: in its own schema, so by its name alone. */
+	String tombstoneName() {
+		return this.name.toLowerCase(Locale.ROOT);
 	}
 
 	@Override

@@ -2,16 +2,21 @@ package io.fencing.fence;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -193,12 +198,13 @@ public final class FencedTables implements SmartInitializingSingleton {
 		if (unchecked != null) {
 			throw new IllegalStateException("Fenced table " + table + " (" + by + "): " + unchecked);
 		}
-		if (dialect.hasFence(connection, table)) {
+		List<String> key = primaryKey(connection, dialect, table);
+		if (dialect.hasFence(connection, table, key)) {
 			return;
 		}
 		if (this.create) {
-			create(connection, dialect, table);
-			if (dialect.hasFence(connection, table)) {
+			create(connection, dialect, table, key);
+			if (dialect.hasFence(connection, table, key)) {
 				logger.info("Created the database fence of table " + table);
 				return;
 			}
@@ -207,20 +213,77 @@ public final class FencedTables implements SmartInitializingSingleton {
 				+ ") does not carry the database fence on its token column " + table.tokenColumn()
 				+ ", so writes to it are not checked. "
 				+ "Create it with fencing.jdbc.initialize-schema=always, or run this DDL (in a migration of yours; "
-				+ "each statement on its own):\n" + ddl(dialect, table));
+				+ "each statement on its own):\n" + ddl(dialect, table, key));
 	}
 
 	/** The DDL of the fence of {@code table}, statements separated by blank lines. */
-	static String ddl(FenceDialect dialect, FencedTable table) {
-		return String.join(";\n\n", dialect.ddl(table)) + ";";
+	static String ddl(FenceDialect dialect, FencedTable table, List<String> key) {
+		return String.join(";\n\n", dialect.ddl(table, key)) + ";";
 	}
 
-	private static void create(Connection connection, FenceDialect dialect, FencedTable table) throws SQLException {
+	/**
+	 * The columns of the table's primary key, whose deleted values keep their tokens;
+	 * none for a table without one.
+	 */
+	private static List<String> primaryKey(Connection connection, FenceDialect dialect, FencedTable table)
+			throws SQLException {
+		DatabaseMetaData metaData = connection.getMetaData();
+		String schema = schemaOf(connection, dialect, table);
+		Map<Short, String> key = new TreeMap<>();
+		try (ResultSet columns = (dialect == FenceDialect.MYSQL)
+				? metaData.getPrimaryKeys(schema, null, folded(metaData, table.name()))
+				: metaData.getPrimaryKeys(null, schema, folded(metaData, table.name()))) {
+			while (columns.next()) {
+				String column = columns.getString("COLUMN_NAME");
+				if (!FencedTable.isPlainIdentifier(column)) {
+					throw new IllegalStateException("The primary key of fenced table " + table + " has column '"
+							+ column + "', not a plain identifier (letters, digits and '_'), and the fence keeps the "
+							+ "tokens of deleted rows by their key: rename the column");
+				}
+				key.put(columns.getShort("KEY_SEQ"), column);
+			}
+		}
+		return List.copyOf(key.values());
+	}
+
+	/**
+	 * Removes the tombstones of the fenced tables' deleted rows deleted before
+	 * {@code cutoff}, at most {@code limit} of each schema's.
+	 * @return how many were removed
+	 */
+	public int removeTombstonesDeletedBefore(Instant cutoff, int limit) {
+		List<FencedTable> tables = tables();
+		if (tables.isEmpty()) {
+			return 0;
+		}
+		int removed = 0;
+		try (Connection connection = this.dataSource.get().getConnection()) {
+			FenceDialect dialect = FenceDialect.of(connection.getMetaData());
+			if (dialect == null) {
+				return 0;
+			}
+			for (String tombstones : tables.stream().map(FencedTable::tombstones).distinct().toList()) {
+				try (PreparedStatement statement = connection
+					.prepareStatement(dialect.removeTombstones(tombstones, limit))) {
+					statement.setObject(1, LocalDateTime.ofInstant(cutoff, ZoneOffset.UTC));
+					removed += statement.executeUpdate();
+				}
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not remove the tombstones of fenced tables " + tables + " deleted "
+					+ "before " + cutoff + ": " + ex.getMessage(), ex);
+		}
+		return removed;
+	}
+
+	private static void create(Connection connection, FenceDialect dialect, FencedTable table, List<String> key)
+			throws SQLException {
 		boolean autoCommit = connection.getAutoCommit();
 		// On PostgreSQL the fence appears whole or not at all.
 		connection.setAutoCommit(false);
 		try (Statement statement = connection.createStatement()) {
-			for (String ddl : dialect.ddl(table)) {
+			for (String ddl : dialect.ddl(table, key)) {
 				statement.execute(ddl);
 			}
 			connection.commit();
@@ -242,10 +305,7 @@ public final class FencedTables implements SmartInitializingSingleton {
 			throws SQLException {
 		DatabaseMetaData metaData = connection.getMetaData();
 		boolean catalogs = dialect == FenceDialect.MYSQL;
-		String schema = (table.schema() != null) ? folded(metaData, table.schema()) : null;
-		if (schema == null) {
-			schema = catalogs ? connection.getCatalog() : connection.getSchema();
-		}
+		String schema = schemaOf(connection, dialect, table);
 		boolean found = false;
 		try (ResultSet columns = catalogs ? metaData.getColumns(schema, null, folded(metaData, table.name()), null)
 				: metaData.getColumns(null, schema, folded(metaData, table.name()), null)) {
@@ -262,6 +322,15 @@ public final class FencedTables implements SmartInitializingSingleton {
 			}
 		}
 		return found ? false : null;
+	}
+
+	/** The schema of the table (MySQL's catalog), as the metadata names it. */
+	private static @Nullable String schemaOf(Connection connection, FenceDialect dialect, FencedTable table)
+			throws SQLException {
+		if (table.schema() != null) {
+			return folded(connection.getMetaData(), table.schema());
+		}
+		return (dialect == FenceDialect.MYSQL) ? connection.getCatalog() : connection.getSchema();
 	}
 
 	private static String where(Connection connection, FenceDialect dialect, FencedTable table) throws SQLException {

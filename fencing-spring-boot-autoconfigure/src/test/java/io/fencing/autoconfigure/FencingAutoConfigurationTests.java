@@ -16,7 +16,7 @@ import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
 import io.fencing.lock.redisson.RedissonFencedLocks;
 import io.fencing.jdbc.IdempotentOperations;
-import io.fencing.operation.ExpiredOperations;
+import io.fencing.operation.ExpiredRows;
 import io.fencing.testsupport.TestServices;
 import io.fencing.token.redis.AcceptedTokens;
 import org.junit.jupiter.api.Test;
@@ -73,9 +73,10 @@ class FencingAutoConfigurationTests {
 			assertThat(context).hasNotFailed();
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
 			assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM fencing_operations", Integer.class)).isZero();
-			ExpiredOperations expired = context.getBean(ExpiredOperations.class);
+			ExpiredRows expired = context.getBean(ExpiredRows.class);
 			assertThat(expired.isRunning()).isTrue();
-			assertThat(expired.retention()).isEqualTo(Duration.ofMinutes(90));
+			assertThat(expired.kept()).extracting(ExpiredRows.Kept::retention)
+				.containsExactly(Duration.ofMinutes(90), Duration.ofDays(3));
 			IdempotentOperations operations = context.getBean(IdempotentOperations.class);
 			TransactionTemplate transactions = new TransactionTemplate(
 					context.getBean(PlatformTransactionManager.class));
@@ -88,7 +89,7 @@ class FencingAutoConfigurationTests {
 		// Redis tokens: no schema is created; the removal finds no table and waits.
 		this.contextRunner.withPropertyValues("fencing.token-source=redis").run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(context.getBean(ExpiredOperations.class).removeExpired()).isZero();
+			assertThat(context.getBean(ExpiredRows.class).removeExpired()).isZero();
 		});
 	}
 
@@ -99,6 +100,11 @@ class FencingAutoConfigurationTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("fencing.operations.retention must be positive, was PT0S"));
+		this.contextRunner.withPropertyValues("fencing.jdbc.tombstone-retention=-1s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("fencing.jdbc.tombstone-retention must be positive, was PT-1S"));
 	}
 
 	@Test

@@ -4,8 +4,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
-import java.util.ArrayList;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -19,6 +21,7 @@ import io.fencing.context.TokenBindings.Acquisition;
 import io.fencing.context.TokenBindings.Binding;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.jdbc.UnfencedWrites;
+import io.fencing.testsupport.Causes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -91,7 +94,7 @@ abstract class DatabaseFenceContractTests {
 		assertThatExceptionOfType(DataAccessException.class).isThrownBy(
 				() -> as(1, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 5 WHERE sku = 'A-1'")))
 			.withMessageContaining("token 1 is older than accepted token 2")
-			.satisfies((refused) -> assertThat(causes(refused)).filteredOn(StaleWriterException.class::isInstance)
+			.satisfies((refused) -> assertThat(Causes.of(refused)).filteredOn(StaleWriterException.class::isInstance)
 				.singleElement()
 				.isInstanceOfSatisfying(StaleWriterException.class, (stale) -> {
 					assertThat(stale.getLockName()).isEqualTo(LOCK);
@@ -164,6 +167,112 @@ abstract class DatabaseFenceContractTests {
 	}
 
 	@Test
+	void aDeletedRowKeepsItsTokenSoAStaleOwnerCannotInsertItAgain() {
+		as(3, () -> this.plain.update("DELETE FROM " + this.table + " WHERE sku = 'A-1'"));
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> as(2,
+					() -> this.template
+						.update("INSERT INTO " + this.table + " (sku, quantity, last_token) VALUES ('A-1', 5, 0)")))
+			.withMessageContaining("token 2 is older than accepted token 3")
+			.satisfies((refused) -> {
+				assertThat(refused.getAcceptedToken()).isEqualTo(3L);
+				assertThat(refused.getResource()).isEqualToIgnoringCase("table " + this.table);
+			});
+		// Any library's insert: the database's error, with the refusal in it.
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> as(2,
+					() -> this.plain.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 5)")))
+			.satisfies(
+					(refused) -> assertThat(Causes.of(refused)).hasAtLeastOneElementOfType(StaleWriterException.class));
+		assertThat(count()).isEqualTo(2);
+		// A statement over several rows leaves each key's token.
+		as(4, () -> this.plain.update("DELETE FROM " + this.table));
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> as(3,
+				() -> this.template.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('C-3', 3)")));
+		assertThat(count()).isZero();
+		// The owner that deleted a row, and any newer one, insert it again.
+		as(4, () -> this.plain.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('B-2', 2)"));
+		as(5, () -> this.plain.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('C-3', 3)"));
+		assertThat(row("B-2")).containsExactly(2, 4L);
+		assertThat(row("C-3")).containsExactly(3, 5L);
+		// A key that was never deleted takes any token.
+		as(1, () -> this.plain.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('D-4', 4)"));
+		assertThat(row("D-4")).containsExactly(4, 1L);
+	}
+
+	@Test
+	void aDeletedRowsTokenIsKeptForTheRetentionAndNoLonger() {
+		FencedTables tables = new FencedTables(this.fenced, List.of(FencedTable.of(this.table, "last_token")), false);
+		tables.check();
+		as(3, () -> this.plain.update("DELETE FROM " + this.table + " WHERE sku = 'A-1'"));
+		// A retention of a day keeps it.
+		assertThat(tables.removeTombstonesDeletedBefore(Instant.now().minus(Duration.ofDays(1)), 1000)).isZero();
+		assertThatExceptionOfType(DataAccessException.class).isThrownBy(() -> as(2,
+				() -> this.plain.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 5)")));
+		// Past its retention it is gone, and a key deleted that long ago is new again.
+		assertThat(tables.removeTombstonesDeletedBefore(Instant.now().plus(Duration.ofMinutes(1)), 1000))
+			.isGreaterThanOrEqualTo(1);
+		as(2, () -> this.plain.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 5)"));
+		assertThat(row("A-1")).containsExactly(5, 2L);
+	}
+
+	@Test
+	void aCompositeKeyKeepsTheTokenOfEachDeletedKey() {
+		String shelved = this.table + "_k";
+		this.unfenced.execute("CREATE TABLE " + shelved
+				+ " (shelf INT NOT NULL, sku VARCHAR(32) NOT NULL, quantity INT, last_token BIGINT, PRIMARY KEY (shelf, sku))");
+		try {
+			new FencedTables(this.fenced, List.of(FencedTable.of(shelved, "last_token")), true).check();
+			as(3, () -> this.plain.update("INSERT INTO " + shelved + " (shelf, sku, quantity) VALUES (1, 'A-1', 1)"));
+			as(3, () -> this.plain.update("INSERT INTO " + shelved + " (shelf, sku, quantity) VALUES (2, 'A-1', 2)"));
+			as(4, () -> this.plain.update("DELETE FROM " + shelved + " WHERE shelf = 1"));
+			assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> as(3, () -> this.template
+				.update("INSERT INTO " + shelved + " (shelf, sku, quantity) VALUES (1, 'A-1', 9)")));
+			// Another key of the same values in other columns is not that row.
+			as(3, () -> this.plain.update("INSERT INTO " + shelved + " (shelf, sku, quantity) VALUES (3, 'A-1', 3)"));
+			assertThat(this.unfenced.queryForObject("SELECT COUNT(*) FROM " + shelved, Integer.class)).isEqualTo(2);
+		}
+		finally {
+			dropFencedTable(this.unfenced, shelved);
+		}
+	}
+
+	@Test
+	void aFenceThatKeepsNoTokensOfDeletedRowsIsReportedAsMissing() {
+		String older = this.table + "_o";
+		this.unfenced.execute("CREATE TABLE " + older + " (id INT PRIMARY KEY, last_token BIGINT)");
+		FencedTable table = FencedTable.of(older, "last_token");
+		try {
+			// The fence as it was before deleted rows kept their tokens: on H2 the
+			// trigger is the jar's, and the table of the tokens is missing.
+			this.unfenced.execute((Connection connection) -> {
+				FenceDialect dialect = FenceDialect.of(connection.getMetaData());
+				try (Statement statement = connection.createStatement()) {
+					for (String ddl : dialect.ddl(table, List.of())) {
+						statement.execute(ddl);
+					}
+					if (dialect == FenceDialect.H2) {
+						statement.execute("DROP TABLE " + FenceDialect.TOMBSTONES);
+					}
+				}
+				return null;
+			});
+			assertThatExceptionOfType(IllegalStateException.class)
+				.isThrownBy(() -> new FencedTables(this.fenced, List.of(table), false).check())
+				.withMessageContaining("does not carry the database fence")
+				.withMessageContaining(FenceDialect.TOMBSTONES);
+			new FencedTables(this.fenced, List.of(table), true).check();
+			as(3, () -> this.plain.update("INSERT INTO " + older + " (id) VALUES (1)"));
+			as(3, () -> this.plain.update("DELETE FROM " + older));
+			assertThatExceptionOfType(DataAccessException.class)
+				.isThrownBy(() -> as(2, () -> this.plain.update("INSERT INTO " + older + " (id) VALUES (1)")));
+		}
+		finally {
+			dropFencedTable(this.unfenced, older);
+		}
+	}
+
+	@Test
 	void everyAcceptedWriteRecordsItsWritersTokenWhateverTheStatementSets() {
 		as(5, () -> this.plain
 			.update("UPDATE " + this.table + " SET quantity = 1, last_token = 999 WHERE sku = 'A-1'"));
@@ -201,12 +310,12 @@ abstract class DatabaseFenceContractTests {
 			.isThrownBy(() -> this.plain.update("DELETE FROM " + this.table))
 			.withMessageContaining("DELETE of table")
 			.withMessageContaining("carries no fencing token")
-			.satisfies(
-					(refused) -> assertThat(causes(refused)).hasAtLeastOneElementOfType(NoFencingTokenException.class));
+			.satisfies((refused) -> assertThat(Causes.of(refused))
+				.hasAtLeastOneElementOfType(NoFencingTokenException.class));
 		assertThatExceptionOfType(DataAccessException.class)
 			.isThrownBy(() -> this.plain.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('E-5', 5)"))
-			.satisfies(
-					(refused) -> assertThat(causes(refused)).hasAtLeastOneElementOfType(NoFencingTokenException.class));
+			.satisfies((refused) -> assertThat(Causes.of(refused))
+				.hasAtLeastOneElementOfType(NoFencingTokenException.class));
 		assertThat(count()).isEqualTo(3);
 		assertThat(row("A-1")).containsExactly(10, 0L);
 	}
@@ -398,6 +507,15 @@ abstract class DatabaseFenceContractTests {
 	 */
 	static void dropFencedTable(JdbcTemplate jdbc, String table) {
 		jdbc.execute("DROP TABLE IF EXISTS " + table);
+		int schema = table.indexOf('.');
+		try {
+			jdbc.update(
+					"DELETE FROM " + table.substring(0, schema + 1) + FenceDialect.TOMBSTONES + " WHERE table_name = ?",
+					table.substring(schema + 1).toLowerCase(Locale.ROOT));
+		}
+		catch (DataAccessException ex) {
+			// No fence was created there.
+		}
 		String product = jdbc.execute((Connection connection) -> connection.getMetaData().getDatabaseProductName());
 		if ("PostgreSQL".equals(product)) {
 			// The functions sit in the table's schema, named after the table alone.
@@ -423,15 +541,6 @@ abstract class DatabaseFenceContractTests {
 		pool.setUsername(like.getUsername());
 		pool.setPassword(like.getPassword());
 		return pool;
-	}
-
-	/** {@code failure} and its causes. */
-	static List<Throwable> causes(Throwable failure) {
-		List<Throwable> causes = new ArrayList<>();
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			causes.add(cause);
-		}
-		return causes;
 	}
 
 }

@@ -15,6 +15,7 @@ import io.fencing.context.TokenBindings;
 import io.fencing.context.TokenBindings.Acquisition;
 import io.fencing.context.TokenBindings.Binding;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.testsupport.Causes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -197,8 +198,8 @@ abstract class FenceAttackTests {
 			.isThrownBy(() -> DatabaseFenceContractTests.as(4,
 					() -> this.plain.update("UPDATE " + this.table + " SET quantity = 4 WHERE sku = 'A-1'")))
 			.withMessageContaining("token 4 is older than accepted token 5")
-			.satisfies((refused) -> assertThat(DatabaseFenceContractTests.causes(refused))
-				.hasAtLeastOneElementOfType(StaleWriterException.class));
+			.satisfies(
+					(refused) -> assertThat(Causes.of(refused)).hasAtLeastOneElementOfType(StaleWriterException.class));
 	}
 
 	@Test

@@ -45,6 +45,7 @@ import io.fencing.testsupport.CounterLoss;
 import io.fencing.testsupport.Latches;
 import io.fencing.testsupport.SuffixedTables;
 import io.fencing.testsupport.TestServices;
+import io.fencing.testsupport.Causes;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.SessionFactory;
@@ -296,10 +297,11 @@ abstract class FencedEntityContractTests {
 			assertThatThrownBy(() -> transaction.executeWithoutResult((status) -> {
 				entityManager.find(FencedStock.class, "A-1").setQuantity(4);
 				entityManager.flush();
-			})).satisfies((refused) -> assertThat(causes(refused)).filteredOn(NoFencingTokenException.class::isInstance)
-				.singleElement()
-				.satisfies((missing) -> assertThat(missing.getMessage()).containsIgnoringCase(
-						"UPDATE of table " + table("fenced_stock") + " refused by its database fence")));
+			})).satisfies(
+					(refused) -> assertThat(Causes.of(refused)).filteredOn(NoFencingTokenException.class::isInstance)
+						.singleElement()
+						.satisfies((missing) -> assertThat(missing.getMessage()).containsIgnoringCase(
+								"UPDATE of table " + table("fenced_stock") + " refused by its database fence")));
 			assertThat(stocks.findAll()).singleElement().extracting(FencedStock::getQuantity).isEqualTo(10);
 			// Maintenance, let through on purpose.
 			UnfencedWrites.run(() -> stocks.save(new FencedStock("N-1", 3)));
@@ -419,11 +421,11 @@ abstract class FencedEntityContractTests {
 						entityManager.find(FencedStock.class, "A-1").setQuantity(5);
 						entityManager.flush();
 					}))))
-				.satisfies(
-						(refused) -> assertThat(causes(refused)).filteredOn(NoFencingTokenException.class::isInstance)
-							.singleElement()
-							.satisfies((missing) -> assertThat(missing.getMessage())
-								.contains("several locks are bound to this thread", this.lock, other)));
+				.satisfies((refused) -> assertThat(Causes.of(refused))
+					.filteredOn(NoFencingTokenException.class::isInstance)
+					.singleElement()
+					.satisfies((missing) -> assertThat(missing.getMessage())
+						.contains("several locks are bound to this thread", this.lock, other)));
 			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 10);
 		});
 	}
@@ -568,7 +570,7 @@ abstract class FencedEntityContractTests {
 	}
 
 	@Test
-	void aStaleOwnersMergeCanInsertAgainARowANewerOwnerDeletedUnlessTheRowIsDeletedSoftly() {
+	void aStaleOwnersMergeCannotInsertAgainARowANewerOwnerDeletedNorOneDeletedSoftly() {
 		this.contextRunner.run((context) -> {
 			TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
 			FencedStocks stocks = context.getBean(FencedStocks.class);
@@ -577,10 +579,19 @@ abstract class FencedEntityContractTests {
 			detached.setQuantity(5);
 			Stale stale = pausedOwner(context, () -> {
 			}, () -> stocks.deleteById("A-1"), () -> stocks.save(detached));
-			// The documented limit: a deleted row takes its token with it.
-			assertThat(stale.failure()).isNull();
-			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 5)
-				.containsEntry("last_token", stale.a());
+			// The deletion left its token behind, and the stale insert is refused.
+			assertThat(Causes.of(stale.failure())).filteredOn(StaleWriterException.class::isInstance)
+				.first()
+				.isInstanceOfSatisfying(StaleWriterException.class, (refused) -> {
+					assertThat(refused.getLockName()).isEqualTo(this.lock);
+					assertThat(refused)
+						.hasMessageContaining("token " + stale.a() + " is older than accepted token " + stale.b());
+				});
+			assertThat(stocks.findById("A-1")).isEmpty();
+			// The owner that deleted it, and any newer one, may insert it again.
+			FencingToken again = inTask(context, (token) -> stocks.save(new FencedStock("A-1", 7)));
+			assertThat(row(context, "fenced_stock", "A-1")).containsEntry("quantity", 7)
+				.containsEntry("last_token", again.value());
 
 			SoftDeletedStocks softly = context.getBean(SoftDeletedStocks.class);
 			inTask(context, (token) -> softly.save(new SoftDeletedStock("S-1", 10)));
@@ -690,6 +701,8 @@ abstract class FencedEntityContractTests {
 				jdbc.execute("DROP FUNCTION IF EXISTS " + function + "()");
 			}
 		}
+		jdbc.update("DELETE FROM fencing_tombstones WHERE table_name LIKE ?",
+				"%" + this.suffix.toLowerCase(Locale.ROOT));
 	}
 
 	/** The lock's token while {@code body} runs in a transaction of its task. */
@@ -784,15 +797,6 @@ abstract class FencedEntityContractTests {
 			return List.copyOf(this.events);
 		}
 
-	}
-
-	/** {@code failure} and its causes. */
-	private static List<Throwable> causes(Throwable failure) {
-		List<Throwable> causes = new ArrayList<>();
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			causes.add(cause);
-		}
-		return causes;
 	}
 
 	/** A stale owner's tokens and what its commit raised, if anything. */

@@ -254,14 +254,14 @@ abstract class GuardedUpdateOnceContractTests {
 	@Test
 	void expiredOperationsAreRemovedAndAreAppliedAgain() {
 		take(2, 3, "A-1");
-		ExpiredOperations expired = new ExpiredOperations(this.dataSource, Duration.ofMillis(1));
+		ExpiredRows expired = new ExpiredRows(List.of(ExpiredRows.operations(this.dataSource, Duration.ofMillis(1))));
 		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
 			expired.removeExpired();
 			return recorded(this.operation) == null;
 		});
 		assertThat(take(2, 3, "A-1")).isOne();
 		assertThat(row("A-1")).containsEntry("quantity", 4);
-		ExpiredOperations kept = new ExpiredOperations(this.dataSource, Duration.ofDays(3));
+		ExpiredRows kept = new ExpiredRows(List.of(ExpiredRows.operations(this.dataSource, Duration.ofDays(3))));
 		kept.removeExpired();
 		assertThat(recorded(this.operation)).isNotNull();
 	}

@@ -1,6 +1,7 @@
 package io.fencing.operation;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.fencing.FencingToken;
 import io.fencing.context.TokenBindings;
@@ -24,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * The background removal of expired operations, beyond what each database's contract test
  * checks: its period, a database without the table, and its lifecycle.
  */
-class ExpiredOperationsTests {
+class ExpiredRowsTests {
 
 	@Test
 	void runsEveryTenthOfTheRetentionBetweenAMinuteAndAnHour() {
@@ -39,7 +40,7 @@ class ExpiredOperationsTests {
 			.generateUniqueName(true)
 			.build();
 		try {
-			ExpiredOperations expired = new ExpiredOperations(database, Duration.ofDays(1));
+			ExpiredRows expired = new ExpiredRows(List.of(ExpiredRows.operations(database, Duration.ofDays(1))));
 			assertThat(expired.removeExpired()).isZero();
 			expired.start();
 			assertThat(expired.isRunning()).isTrue();
@@ -57,7 +58,7 @@ class ExpiredOperationsTests {
 			.generateUniqueName(true)
 			.addScript("io/fencing/jdbc/schema-h2.sql")
 			.build();
-		ExpiredOperations expired = new ExpiredOperations(database, Duration.ofMillis(1));
+		ExpiredRows expired = new ExpiredRows(List.of(ExpiredRows.operations(database, Duration.ofMillis(1))));
 		try {
 			JdbcTemplate jdbc = new JdbcTemplate(database);
 			jdbc.update("INSERT INTO " + OperationLog.TABLE + " (operation_id, lock_name, token, row_count, digest, "
@@ -108,7 +109,7 @@ class ExpiredOperationsTests {
 			.generateUniqueName(true)
 			.build();
 		try {
-			assertThatIllegalArgumentException().isThrownBy(() -> new ExpiredOperations(database, Duration.ZERO))
+			assertThatIllegalArgumentException().isThrownBy(() -> ExpiredRows.operations(database, Duration.ZERO))
 				.withMessage("retention must be positive");
 		}
 		finally {
@@ -121,7 +122,7 @@ class ExpiredOperationsTests {
 			.generateUniqueName(true)
 			.build();
 		try {
-			return new ExpiredOperations(database, retention).period();
+			return new ExpiredRows(List.of(ExpiredRows.operations(database, retention))).period();
 		}
 		finally {
 			database.shutdown();
