@@ -5,8 +5,7 @@ import org.springframework.context.ApplicationEvent;
 /**
  * Something the fence did that an application may want to alert on: a task outlived or
  * lost its lease ({@link LeaseLostEvent}), the storage refused a stale write
- * ({@link StaleWriteRefusedEvent}), a token counter Redis lost was raised
- * ({@link TokenCounterRepairedEvent}), or an operation applied before was presented again
+ * ({@link StaleWriteRefusedEvent}), or an operation applied before was presented again
  * ({@link OperationReplayedEvent}). Published to the application context (each event says
  * on which thread); counted by Micrometer when a {@code MeterRegistry} is there. A
  * listener's failure is logged and changes nothing the fence does.

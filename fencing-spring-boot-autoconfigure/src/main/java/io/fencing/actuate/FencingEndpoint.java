@@ -16,7 +16,6 @@ import io.fencing.run.FencedTaskRunner;
 import io.fencing.task.FencedTaskResolver;
 import io.fencing.task.TaskDefinition;
 import io.fencing.task.TaskSettings;
-import io.fencing.token.redis.CounterRepairs;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -30,11 +29,10 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * application knows (each {@code @FencedTask} method from startup, each programmatic task
  * once it has run) with its settings and where each came from, its runs by outcome since
  * startup, the last token it took, its lost leases and refused writes; the last refused
- * write of any token, and the token counters repaired. {@code /actuator/fencing/{task}}
- * shows one task. Durations are ISO-8601 ({@code PT5S}), times are instants to the
- * millisecond; a value that is not there is left out. No SQL and no written values are
- * shown; lock names are, and a SpEL or per-entity lock name holds the values it is built
- * from.
+ * write of any token. {@code /actuator/fencing/{task}} shows one task. Durations are
+ * ISO-8601 ({@code PT5S}), times are instants to the millisecond; a value that is not
+ * there is left out. No SQL and no written values are shown; lock names are, and a SpEL
+ * or per-entity lock name holds the values it is built from.
  */
 @Endpoint(id = "fencing")
 public class FencingEndpoint {
@@ -67,8 +65,7 @@ public class FencingEndpoint {
 						onBusyName(Objects.requireNonNull(defaults.onBusy())),
 						isoDuration(Objects.requireNonNullElse(defaults.holdAtLeast(), Duration.ZERO))),
 				this.runner.tokenOrigin(), tasks, other.isEmpty() ? null : activity(other),
-				RefusalDescriptor.of(activities.lastRefusal()),
-				CounterRepairsDescriptor.of(this.runner.counterRepairs()));
+				RefusalDescriptor.of(activities.lastRefusal()));
 	}
 
 	/**
@@ -142,12 +139,10 @@ public class FencingEndpoint {
 	 * are none
 	 * @param lastRefusal the last write the storage refused, whatever its token; absent
 	 * when none was
-	 * @param counterRepairs the token counters Redis lost and the starter raised since
-	 * startup
 	 */
 	public record FencingDescriptor(DefaultsDescriptor defaults, String tokens, Map<String, TaskDescriptor> tasks,
-			@Nullable ActivityDescriptor otherTasks, @Nullable RefusalDescriptor lastRefusal,
-			CounterRepairsDescriptor counterRepairs) implements OperationResponseBody {
+			@Nullable ActivityDescriptor otherTasks,
+			@Nullable RefusalDescriptor lastRefusal) implements OperationResponseBody {
 
 	}
 
@@ -293,35 +288,6 @@ public class FencingEndpoint {
 			return (refusal != null) ? new RefusalDescriptor(refusal.at().toString(), refusal.lockName(),
 					refusal.token(), refusal.acceptedToken(), refusal.table()) : null;
 		}
-
-	}
-
-	/**
-	 * The token counters Redis lost and the starter raised since startup.
-	 *
-	 * @param count how many times
-	 * @param last the last one, absent when none
-	 */
-	public record CounterRepairsDescriptor(long count, @Nullable CounterRepairDescriptor last) {
-
-		static CounterRepairsDescriptor of(CounterRepairs repairs) {
-			CounterRepairs.Repair last = repairs.last();
-			return new CounterRepairsDescriptor(repairs.count(), (last != null)
-					? new CounterRepairDescriptor(last.at().toString(), last.lockName(), last.behind(), last.raisedTo())
-					: null);
-		}
-
-	}
-
-	/**
-	 * A raised counter.
-	 *
-	 * @param at when
-	 * @param lockName the lock whose counter it is
-	 * @param behind the token the counter had issued
-	 * @param raisedTo the newest token found in storage, which the counter now passes
-	 */
-	public record CounterRepairDescriptor(String at, String lockName, long behind, long raisedTo) {
 
 	}
 

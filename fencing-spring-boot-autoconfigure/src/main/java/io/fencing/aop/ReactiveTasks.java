@@ -31,8 +31,8 @@ import reactor.util.context.Context;
 final class ReactiveTasks {
 
 	/**
-	 * Where what follows an acquisition runs: it may block (the counter check), and never
-	 * on the Redis client's threads.
+	 * Where what follows an acquisition runs: it may block (the database token source),
+	 * and never on the Redis client's threads.
 	 */
 	private static final Executor AFTER_ACQUIRING = (command) -> Schedulers.boundedElastic().schedule(command);
 

@@ -27,7 +27,6 @@ import io.fencing.task.FencedTaskResolver;
 import io.fencing.task.TaskSettings;
 import io.fencing.token.JdbcTokenSource;
 import io.fencing.token.TokenSource;
-import io.fencing.token.redis.AcceptedTokens;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
@@ -137,8 +136,8 @@ public final class FencingAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	FencedTaskRunner fencedTaskRunner(FencedLocks locks, ObjectProvider<TokenSource> tokenSource,
-			ObjectProvider<AcceptedTokens> acceptedTokens, ObjectProvider<RunListener> listeners,
-			ObjectProvider<DeferredWrites> deferredWrites, FencingProperties fencing) {
+			ObjectProvider<RunListener> listeners, ObjectProvider<DeferredWrites> deferredWrites,
+			FencingProperties fencing) {
 		TokenSource source = null;
 		if (locks.issuesTokens() && fencing.getTokenSource() == FencingProperties.TokenSourceType.DATABASE) {
 			// Its tokens would not be the database's: the database would issue them
@@ -160,8 +159,7 @@ public final class FencingAutoConfiguration {
 				jdbc.checkSchema();
 			}
 		}
-		FencedTaskRunner runner = new FencedTaskRunner(locks, source,
-				SingletonSupplier.of(() -> acceptedTokens.orderedStream().toList()), listeners.orderedStream().toList(),
+		FencedTaskRunner runner = new FencedTaskRunner(locks, source, listeners.orderedStream().toList(),
 				deferredWrites.orderedStream().toList());
 		logger.info("Fenced tasks take their locks from " + locks.description() + " and their tokens from "
 				+ runner.tokenOrigin());

@@ -40,16 +40,6 @@ import org.springframework.util.StringUtils;
 @EnableConfigurationProperties({ FencingProperties.class, JdbcProperties.class })
 public final class FencingJdbcAutoConfiguration {
 
-	/**
-	 * Reads every fenced template of the application, its own ones included, to repair a
-	 * counter.
-	 */
-	@Bean
-	@ConditionalOnMissingBean
-	FencedTemplatesAcceptedTokens fencedTemplatesAcceptedTokens(ObjectProvider<FencedJdbcTemplate> templates) {
-		return new FencedTemplatesAcceptedTokens(templates);
-	}
-
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnSingleCandidate(DataSource.class)
 	static class FencedJdbcTemplateConfiguration {

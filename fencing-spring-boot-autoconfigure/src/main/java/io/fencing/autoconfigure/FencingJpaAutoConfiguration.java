@@ -1,7 +1,6 @@
 package io.fencing.autoconfigure;
 
 import io.fencing.hibernate.EntityManagerWrites;
-import io.fencing.hibernate.FencedEntitiesAcceptedTokens;
 import io.fencing.hibernate.FencedEntityTables;
 import io.fencing.hibernate.FencingJpaDialectPostProcessor;
 import jakarta.persistence.EntityManagerFactory;
@@ -22,19 +21,12 @@ import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
  * ({@link io.fencing.jpa.FencingTokenColumn @FencingTokenColumn}): their tables carry the
  * database fence (checked, or created, with {@code fencing.jdbc.fenced-tables}), a task's
  * pending changes are flushed before its token is unbound, the fence's refusals are
- * translated in every entity manager factory, and the counter repair reads the tables.
+ * translated in every entity manager factory.
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration")
 @ConditionalOnClass({ LocalContainerEntityManagerFactoryBean.class, SessionImplementor.class })
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 public final class FencingJpaAutoConfiguration {
-
-	/** Reads the fenced entities' tables to repair a counter. */
-	@Bean
-	@ConditionalOnMissingBean
-	FencedEntitiesAcceptedTokens fencedEntitiesAcceptedTokens(ObjectProvider<EntityManagerFactory> factories) {
-		return new FencedEntitiesAcceptedTokens(factories);
-	}
 
 	/** The fenced entities' tables, for the startup's check of the database fence. */
 	@Bean

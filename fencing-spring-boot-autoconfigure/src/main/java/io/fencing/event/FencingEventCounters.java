@@ -4,7 +4,6 @@ import io.fencing.FencingEvent;
 import io.fencing.LeaseLostEvent;
 import io.fencing.OperationReplayedEvent;
 import io.fencing.StaleWriteRefusedEvent;
-import io.fencing.TokenCounterRepairedEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -15,11 +14,10 @@ import org.springframework.core.Ordered;
 
 /**
  * Counts the {@link FencingEvent}s in the application's {@link MeterRegistry}, when it
- * has one: {@code fencing.leases.lost} (tag {@code overrun}) and
- * {@code fencing.token.counters.repaired}, both there from startup at zero so that the
- * first one alerts, {@code fencing.writes.refused} (tag {@code table}, from a table's
- * first refusal) and {@code fencing.operations.replayed} (from the first replay). Lock
- * names are left out of the tags: per-entity names would make one series each.
+ * has one: {@code fencing.leases.lost} (tag {@code overrun}), there from startup at zero
+ * so that the first one alerts, {@code fencing.writes.refused} (tag {@code table}, from a
+ * table's first refusal) and {@code fencing.operations.replayed} (from the first replay).
+ * Lock names are left out of the tags: per-entity names would make one series each.
  * <p>
  * Counts first of all listeners: Spring stops at a listener that throws, and an
  * application's failing alert must not keep an event from being counted.
@@ -38,7 +36,6 @@ public class FencingEventCounters implements ApplicationListener<FencingEvent>, 
 		if (meters != null) {
 			leasesLost(meters, true);
 			leasesLost(meters, false);
-			countersRepaired(meters);
 		}
 	}
 
@@ -58,9 +55,6 @@ public class FencingEventCounters implements ApplicationListener<FencingEvent>, 
 				.register(meters)
 				.increment();
 		}
-		else if (event instanceof TokenCounterRepairedEvent) {
-			countersRepaired(meters).increment();
-		}
 		else if (event instanceof OperationReplayedEvent) {
 			Counter.builder("fencing.operations.replayed")
 				.description("Operations presented again and not applied again: their recorded result was returned")
@@ -78,12 +72,6 @@ public class FencingEventCounters implements ApplicationListener<FencingEvent>, 
 		return Counter.builder("fencing.leases.lost")
 			.description("Fenced runs that outlived their lease, or found their lock gone before it ended")
 			.tag("overrun", String.valueOf(overrun))
-			.register(meters);
-	}
-
-	private static Counter countersRepaired(MeterRegistry meters) {
-		return Counter.builder("fencing.token.counters.repaired")
-			.description("Token counters Redis lost, raised above the tokens in storage")
 			.register(meters);
 	}
 

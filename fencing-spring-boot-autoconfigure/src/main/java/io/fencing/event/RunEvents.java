@@ -9,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 import io.fencing.FencingEvent;
 import io.fencing.FencingToken;
 import io.fencing.LeaseLostEvent;
-import io.fencing.TokenCounterRepairedEvent;
 import io.fencing.run.RunListener;
 import io.fencing.run.RunObserver;
 import io.fencing.task.TaskDefinition;
@@ -19,11 +18,11 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * Publishes what runs report as application events: {@link LeaseLostEvent} and
- * {@link TokenCounterRepairedEvent}, on a thread of its own, in order: never on the Redis
- * client's threads nor on a task's while it holds its lock, since application listeners
- * may be slow. What is reported once the runner is gone (its context closes) is not
- * published; what was reported before is, within a few seconds of the close.
+ * Publishes what runs report as application events, {@link LeaseLostEvent}, on a thread
+ * of its own, in order: never on the Redis client's threads nor on a task's while it
+ * holds its lock, since application listeners may be slow. What is reported once the
+ * runner is gone (its context closes) is not published; what was reported before is,
+ * within a few seconds of the close.
  */
 public final class RunEvents implements RunListener, RunObserver, DisposableBean {
 
@@ -53,11 +52,6 @@ public final class RunEvents implements RunListener, RunObserver, DisposableBean
 	public void leaseLost(TaskDefinition task, FencingToken token, @Nullable Duration leaseTime, Duration ran,
 			boolean overran) {
 		publishLater(new LeaseLostEvent(this, task.description(), token, leaseTime, ran, overran));
-	}
-
-	@Override
-	public void counterRepaired(String lockName, long behind, long raisedTo) {
-		publishLater(new TokenCounterRepairedEvent(this, lockName, behind, raisedTo));
 	}
 
 	private void publishLater(FencingEvent event) {

@@ -5,16 +5,17 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.fencing.lock.FencedLocks;
+import io.fencing.run.CounterBehind;
 import io.fencing.run.FencedTaskRunner;
-import io.fencing.token.redis.CounterRepairs;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
  * The health of the fence: UP when every Redis master, where locks are taken, answers a
- * {@code PING}; DOWN naming the masters that do not and why; and the token counters found
- * lost and raised since startup. Takes no lock and writes nothing.
+ * {@code PING}; DOWN naming the masters that do not and why; and the last lock whose own
+ * token counter was found below a token the storage accepted, with the command that
+ * raises it. Takes no lock and writes nothing.
  */
 public class FencingHealthIndicator extends AbstractHealthIndicator {
 
@@ -39,16 +40,15 @@ public class FencingHealthIndicator extends AbstractHealthIndicator {
 	protected void doHealthCheck(Health.Builder builder) {
 		builder.withDetail("redis", this.locks.description());
 		builder.withDetail("tokens", this.runner.tokenOrigin());
-		CounterRepairs repairs = this.runner.counterRepairs();
-		CounterRepairs.Repair last = repairs.last();
-		if (last != null) {
-			Map<String, Object> repaired = new LinkedHashMap<>();
-			repaired.put("count", repairs.count());
-			repaired.put("lastLock", last.lockName());
-			repaired.put("lastAt", last.at().toString());
-			repaired.put("lastBehind", last.behind());
-			repaired.put("lastRaisedTo", last.raisedTo());
-			builder.withDetail("counterRepairsSinceStartup", repaired);
+		CounterBehind behind = this.runner.counterBehind();
+		if (behind != null) {
+			Map<String, Object> counter = new LinkedHashMap<>();
+			counter.put("lock", behind.lockName());
+			counter.put("at", behind.at().toString());
+			counter.put("token", behind.token());
+			counter.put("acceptedToken", behind.acceptedToken());
+			counter.put("description", behind.description());
+			builder.withDetail("tokenCounterBehind", counter);
 		}
 		builder.withDetail("masters", this.locks.pingMasters(TIMEOUT));
 		builder.up();

@@ -80,12 +80,6 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 
 	private final OperationLog operations = new OperationLog();
 
-	/**
-	 * {@code SELECT MAX(token) FROM table} of every table this template has written a
-	 * guarded update to.
-	 */
-	private final Set<String> newestTokenQueriesOfGuardedTables = ConcurrentHashMap.newKeySet();
-
 	private final TokenColumn tokenColumn;
 
 	private volatile @Nullable Dialect dialect;
@@ -325,7 +319,6 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 							}
 							counts = statement.executeBatch();
 						}
-						this.newestTokenQueriesOfGuardedTables.add(update.newestTokenOfTableSql());
 						for (int i = 0; i < counts.length; i++) {
 							Object[] arguments = batchArgs.get(i);
 							if (counts[i] != 1 || !this.uniqueKeys.pinsOneRow(update, arguments, connection)) {
@@ -407,108 +400,6 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 	}
 
 	/**
-	 * The newest token accepted in the tables this template has written guarded updates
-	 * to, whatever the lock. The starter reads it only after Redis was found behind the
-	 * storage. A table that cannot be read is logged and skipped.
-	 */
-	public OptionalLong newestTokenInGuardedTables() {
-		return readCommitted((connection) -> newest(connection, List.copyOf(this.newestTokenQueriesOfGuardedTables)));
-	}
-
-	/**
-	 * The newest token in every table of this template's database that has the token
-	 * column (on MySQL and MariaDB, of every database on the server), found from the JDBC
-	 * metadata, whatever the lock. The starter reads it when a lock's counter may be
-	 * behind the storage, before the run writes anything. A table that cannot be read is
-	 * logged and skipped.
-	 */
-	public OptionalLong newestTokenInAllTables() {
-		return readCommitted((connection) -> newest(connection, newestTokenOfEveryTable(connection)));
-	}
-
-	/**
-	 * Runs {@code reads} on a connection of its own in auto-commit mode, outside any
-	 * transaction of the caller, so that each read sees the latest committed rows rather
-	 * than an old snapshot.
-	 */
-	private OptionalLong readCommitted(SqlRead reads) {
-		try (Connection connection = obtainDataSource().getConnection()) {
-			boolean autoCommit = connection.getAutoCommit();
-			if (!autoCommit) {
-				connection.setAutoCommit(true);
-			}
-			try {
-				return reads.read(connection);
-			}
-			finally {
-				if (!autoCommit) {
-					connection.setAutoCommit(false);
-				}
-			}
-		}
-		catch (SQLException ex) {
-			throw translateException("reading the newest stored token", null, ex);
-		}
-	}
-
-	private OptionalLong newest(Connection connection, List<String> queries) {
-		OptionalLong newest = OptionalLong.empty();
-		for (String sql : queries) {
-			try (Statement statement = connection.createStatement()) {
-				applyStatementSettings(statement);
-				try (ResultSet result = statement.executeQuery(sql)) {
-					if (result.next()) {
-						long token = result.getLong(1);
-						if (!result.wasNull() && (newest.isEmpty() || token > newest.getAsLong())) {
-							newest = OptionalLong.of(token);
-						}
-					}
-				}
-			}
-			catch (SQLException ex) {
-				// One unreadable table must not keep the others from raising the counter.
-				logger.warn("Could not read the newest token of a guarded table (" + sql + "): " + ex.getMessage());
-			}
-		}
-		return newest;
-	}
-
-	/** An identifier from the metadata, quoted, with its own quote characters doubled. */
-	private static String quoted(String identifier, String quote) {
-		return quote.isEmpty() ? identifier : quote + identifier.replace(quote, quote + quote) + quote;
-	}
-
-	private List<String> newestTokenOfEveryTable(Connection connection) throws SQLException {
-		DatabaseMetaData metaData = connection.getMetaData();
-		// As the database stores the name: a quoted name exactly as written.
-		String name = this.tokenColumn.name();
-		String column = this.tokenColumn.quoted() ? name
-				: metaData.storesUpperCaseIdentifiers() ? name.toUpperCase(Locale.ROOT)
-						: metaData.storesLowerCaseIdentifiers() ? name.toLowerCase(Locale.ROOT) : name;
-		String quote = metaData.getIdentifierQuoteString().trim();
-		// MySQL and MariaDB: a catalog is a database, and a guarded UPDATE may name
-		// another one.
-		String catalog = (dialect(connection) == Dialect.MYSQL) ? null : connection.getCatalog();
-		List<String> queries = new ArrayList<>();
-		try (ResultSet rows = metaData.getColumns(catalog, null, null, column)) {
-			while (rows.next()) {
-				String found = rows.getString("COLUMN_NAME");
-				// Quotes keep the letter case of a name, but not on MySQL and MariaDB.
-				boolean exactCase = this.tokenColumn.quoted() && dialect(connection) != Dialect.MYSQL;
-				if (!(exactCase ? name.equals(found) : name.equalsIgnoreCase(found))) {
-					continue; // the column name is a pattern: '_' matches any character
-				}
-				String schema = rows.getString("TABLE_SCHEM");
-				String qualifier = (schema != null) ? schema : rows.getString("TABLE_CAT");
-				queries.add("SELECT MAX(" + quoted(found, quote) + ") FROM "
-						+ ((qualifier != null) ? quoted(qualifier, quote) + "." : "")
-						+ quoted(rows.getString("TABLE_NAME"), quote));
-			}
-		}
-		return queries;
-	}
-
-	/**
 	 * The token of the one lock bound to this thread. Counters of different locks are
 	 * unrelated numbers, so with several locks bound the innermost token may not be the
 	 * one that protects the rows: the caller must say which.
@@ -569,9 +460,6 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 			new ArgumentPreparedStatementSetter(arguments).setValues(statement);
 			rows = statement.executeUpdate();
 		}
-		// Only a table the database accepted a guarded update for is read by the counter
-		// repair.
-		this.newestTokenQueriesOfGuardedTables.add(update.newestTokenOfTableSql());
 		return rows;
 	}
 
@@ -689,13 +577,6 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 			}
 			return (name.contains("mysql") || name.contains("mariadb")) ? MYSQL : OTHER;
 		}
-
-	}
-
-	@FunctionalInterface
-	private interface SqlRead {
-
-		OptionalLong read(Connection connection) throws SQLException;
 
 	}
 

@@ -25,8 +25,6 @@ final class GuardedUpdate {
 
 	private final String newestTokenLockingSql;
 
-	private final String newestTokenOfTableSql;
-
 	private final int setParameterCount;
 
 	private final int whereParameterCount;
@@ -44,13 +42,12 @@ final class GuardedUpdate {
 	private volatile @Nullable OneRowRule oneRowRule;
 
 	GuardedUpdate(String originalSql, String fencedSql, String newestTokenSql, String newestTokenLockingSql,
-			String newestTokenOfTableSql, int setParameterCount, int whereParameterCount, TableReference table,
-			List<Equality> equalities, Set<Quirk> quirks) {
+			int setParameterCount, int whereParameterCount, TableReference table, List<Equality> equalities,
+			Set<Quirk> quirks) {
 		this.originalSql = originalSql;
 		this.fencedSql = fencedSql;
 		this.newestTokenSql = newestTokenSql;
 		this.newestTokenLockingSql = newestTokenLockingSql;
-		this.newestTokenOfTableSql = newestTokenOfTableSql;
 		this.setParameterCount = setParameterCount;
 		this.whereParameterCount = whereParameterCount;
 		this.table = table;
@@ -75,11 +72,6 @@ final class GuardedUpdate {
 	 */
 	String newestTokenSql(boolean locking) {
 		return locking ? this.newestTokenLockingSql : this.newestTokenSql;
-	}
-
-	/** {@code SELECT MAX(token)} over the whole table, whatever the lock. */
-	String newestTokenOfTableSql() {
-		return this.newestTokenOfTableSql;
 	}
 
 	/** The table the statement updates. */

@@ -148,13 +148,7 @@ final class GuardedUpdateParser {
 			rejectCommentsInTheRendering(rendered, sql);
 		}
 
-		Table unaliased = new Table(table.getSchemaName(), table.getName());
-		PlainSelect newestTokenOfTable = new PlainSelect()
-			.addSelectItem(new Function("MAX", new Column(this.tokenColumn.written())))
-			.withFromItem(unaliased);
-
-		return new GuardedUpdate(sql, fencedSql, newestTokenSql, newestTokenLockingSql, newestTokenOfTable.toString(),
-				setParameters, whereParameters,
+		return new GuardedUpdate(sql, fencedSql, newestTokenSql, newestTokenLockingSql, setParameters, whereParameters,
 				new TableReference(qualifier(table.getSchemaName()), identifier(table.getName())), equalities,
 				parsed.quirks());
 	}

@@ -84,9 +84,9 @@ public interface FencedLocks extends AutoCloseable {
 	}
 
 	/**
-	 * Called once the held lock's token is final (its counter checked against the stored
-	 * tokens), just before the body of the run that took it starts. Does nothing unless
-	 * an implementation has a use for it, such as a test kit pausing the owner.
+	 * Called once the held lock's token is final, just before the body of the run that
+	 * took it starts. Does nothing unless an implementation has a use for it, such as a
+	 * test kit pausing the owner.
 	 */
 	default void beforeBody(HeldLock held) {
 	}
@@ -134,35 +134,14 @@ public interface FencedLocks extends AutoCloseable {
 	boolean isHeld(HeldLock held);
 
 	/**
-	 * Raises the token counter of the held lock to at least {@code acceptedToken}, never
-	 * lowering it.
-	 * @return whether the counter was behind and has been raised
+	 * The one command that raises the token counter of {@code lockName} to
+	 * {@code acceptedToken} where it lives, never lowering it, for an operator to run
+	 * when the counter went back below tokens the storage accepted; {@code null} when
+	 * this provider's acquisitions carry no counter of their own.
 	 */
-	boolean raiseTokenCounter(HeldLock held, long acceptedToken);
-
-	/**
-	 * Issues the held lock a new token above {@code floor} while it still holds the lock,
-	 * and marks its counter checked.
-	 * @return the new token, or {@code null} when this acquisition no longer holds the
-	 * lock
-	 */
-	@Nullable FencingToken reissueAbove(HeldLock held, long floor);
-
-	/**
-	 * Whether the counter of the held lock was checked against the stored tokens since it
-	 * was last lost.
-	 */
-	boolean isCounterChecked(HeldLock held);
-
-	/** Marks the counter of the held lock checked: it is above every stored token. */
-	void markCounterChecked(HeldLock held);
-
-	/**
-	 * Forgets the check of the held lock's counter: its token was issued from a missing
-	 * counter and not checked against the stored tokens, so the next acquisition checks
-	 * again.
-	 */
-	void forgetCounterCheck(HeldLock held);
+	default @Nullable String raiseCounterCommand(String lockName, long acceptedToken) {
+		return null;
+	}
 
 	/** Waits for the pending releases. */
 	@Override

@@ -1,6 +1,7 @@
 package io.fencing.run;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
+import io.fencing.FencingToken;
 import io.fencing.LockBusyException;
 import io.fencing.LockUnavailableException;
 import io.fencing.OnBusy;
@@ -28,9 +30,6 @@ import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
 import io.fencing.task.TaskDefinition;
 import io.fencing.token.TokenSource;
-import io.fencing.token.redis.AcceptedTokens;
-import io.fencing.token.redis.CounterRepairs;
-import io.fencing.token.redis.TokenCounters;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -60,15 +59,14 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	private final FencedLocks locks;
 
-	private final TokenCounters counters;
-
 	/**
-	 * Where each acquisition's token comes from; {@code null}: the locks' own tokens,
-	 * checked and repaired against the stored ones.
+	 * Where each acquisition's token comes from; {@code null}: the locks' own tokens.
 	 */
 	private final @Nullable TokenSource tokenSource;
 
 	private final List<RunListener> listeners;
+
+	private volatile @Nullable CounterBehind counterBehind;
 
 	private final List<DeferredWrites> deferredWrites;
 
@@ -91,13 +89,10 @@ public class FencedTaskRunner implements AutoCloseable {
 	/**
 	 * @param tokenSource where each acquisition's token comes from once Redis granted the
 	 * lock, or {@code null} for the locks' own tokens
-	 * @param acceptedTokens the tokens accepted by the guarded tables, read to repair a
-	 * token counter that Redis lost (without a token source)
 	 * @param listeners told of every run, in this order, after the runner's own log
 	 * @param deferredWrites sent when a body starts and when it ends
 	 */
-	public FencedTaskRunner(FencedLocks locks, @Nullable TokenSource tokenSource,
-			Supplier<List<AcceptedTokens>> acceptedTokens, List<? extends RunListener> listeners,
+	public FencedTaskRunner(FencedLocks locks, @Nullable TokenSource tokenSource, List<? extends RunListener> listeners,
 			List<DeferredWrites> deferredWrites) {
 		this.locks = locks;
 		this.tokenSource = tokenSource;
@@ -105,8 +100,6 @@ public class FencedTaskRunner implements AutoCloseable {
 		this.listeners = Stream.concat(Stream.of(new RunLog()), listeners.stream())
 			.map(RunListener.class::cast)
 			.toList();
-		this.counters = new TokenCounters(locks, acceptedTokens, (lockName, behind, raisedTo) -> RunLifecycle
-			.counterRepaired(this.listeners, lockName, behind, raisedTo));
 	}
 
 	private static CustomizableThreadFactory daemon(CustomizableThreadFactory factory) {
@@ -133,9 +126,12 @@ public class FencedTaskRunner implements AutoCloseable {
 		return (this.tokenSource != null) ? this.tokenSource.description() : this.locks.tokenOrigin();
 	}
 
-	/** The token counters this process found lost and raised since it started. */
-	public CounterRepairs counterRepairs() {
-		return this.counters.repairs();
+	/**
+	 * The last lock whose own token counter was found below a token the storage had
+	 * accepted, or {@code null}.
+	 */
+	public @Nullable CounterBehind counterBehind() {
+		return this.counterBehind;
 	}
 
 	/**
@@ -219,7 +215,7 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	/**
 	 * {@link #start}, keeping no thread while the lock is busy: the wait is Redis's, and
-	 * what follows the acquisition, which may block (the counter check), runs on
+	 * what follows the acquisition, which may block (the database token source), runs on
 	 * {@code afterAcquiring}.
 	 * @return completes with the run, {@code null} when skipped, or the exception
 	 * {@link #start} throws; cancelling it stops the wait, and a lock acquired after is
@@ -325,9 +321,6 @@ public class FencedTaskRunner implements AutoCloseable {
 				held = held.withToken(this.tokenSource.next(task.lockName()));
 				confirmHeldAfterItsToken(held, task);
 			}
-			else {
-				held = this.counters.aboveEveryStoredToken(held);
-			}
 			// Before the hook, where a test kit's newer (later) owner may run.
 			lifecycle.acquired(held.token());
 			this.locks.beforeBody(held);
@@ -401,15 +394,16 @@ public class FencedTaskRunner implements AutoCloseable {
 	}
 
 	/**
-	 * After the work has ended: repairs a lock's counter the storage found behind it (its
-	 * tokens only; a token source's never fall behind), then sends the release (leaving
+	 * After the work has ended: reports a lock's own counter that the storage found
+	 * behind it (a token source's never falls behind), then sends the release (leaving
 	 * the lock taken for {@code holdFor}, what is left of a minimum hold), telling the
 	 * listeners once it is answered when the lease was overrun or the lock lost.
 	 * @return completes once Redis has answered the release
 	 */
 	CompletableFuture<Boolean> end(HeldLock held, Acquisition acquisition, Duration holdFor, RunLifecycle lifecycle) {
-		if (this.tokenSource == null) {
-			this.counters.repairAfterRefusal(held, acquisition.newestRefusingToken());
+		if (this.tokenSource == null && acquisition.newestRefusingToken() > held.token().value()
+				&& this.locks.isHeld(held)) {
+			reportCounterBehind(held.token(), acquisition.newestRefusingToken());
 		}
 		long ranNanos = System.nanoTime() - held.acquiredAtNanos();
 		Duration lease = held.leaseTime();
@@ -419,6 +413,18 @@ public class FencedTaskRunner implements AutoCloseable {
 				lifecycle.leaseLost(held.token(), lease, Duration.ofNanos(ranNanos), overran);
 			}
 		});
+	}
+
+	/**
+	 * A run refused by a newer token while it still held its lock: no newer owner took
+	 * it, so the counter that issued its token is behind the storage.
+	 */
+	private void reportCounterBehind(FencingToken token, long acceptedToken) {
+		CounterBehind behind = new CounterBehind(token.lockName(), token.value(), acceptedToken,
+				Instant.ofEpochMilli(System.currentTimeMillis()),
+				this.locks.raiseCounterCommand(token.lockName(), acceptedToken));
+		this.counterBehind = behind;
+		logger.warn(behind.description());
 	}
 
 	/**

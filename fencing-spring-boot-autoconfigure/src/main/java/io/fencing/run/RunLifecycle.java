@@ -43,20 +43,6 @@ final class RunLifecycle {
 		return new RunLifecycle(task, observers);
 	}
 
-	/**
-	 * Tells every listener, each on its own: one that throws stops none of the others.
-	 */
-	static void counterRepaired(List<RunListener> listeners, String lockName, long behind, long raisedTo) {
-		for (RunListener listener : listeners) {
-			try {
-				listener.counterRepaired(lockName, behind, raisedTo);
-			}
-			catch (RuntimeException ex) {
-				failed(listener, "counterRepaired", "lock '" + lockName + "'", ex);
-			}
-		}
-	}
-
 	void acquired(FencingToken token) {
 		tell("acquired", (observer) -> observer.acquired(this.task, token));
 	}
@@ -136,7 +122,7 @@ final class RunLifecycle {
 	}
 
 	/**
-	 * {@code subject}: the run's task, or the lock a repair was of; neither is affected.
+	 * {@code subject}: the run's task, which is not affected.
 	 */
 	private static void failed(Object listener, String call, String subject, RuntimeException ex) {
 		logger.warn(listener.getClass().getName() + "." + call + " failed for " + subject + "; it is not affected", ex);

@@ -21,13 +21,4 @@ public interface RunListener {
 		return RunObserver.NONE;
 	}
 
-	/**
-	 * A lock's token counter was found behind the tokens the storage holds and raised
-	 * ({@code fencing.token-source=redis} only).
-	 * @param behind the counter's token that was behind
-	 * @param raisedTo the token it was raised to
-	 */
-	default void counterRepaired(String lockName, long behind, long raisedTo) {
-	}
-
 }

@@ -18,7 +18,6 @@ import io.fencing.lock.redisson.RedissonFencedLocks;
 import io.fencing.jdbc.IdempotentOperations;
 import io.fencing.operation.ExpiredRows;
 import io.fencing.testsupport.TestServices;
-import io.fencing.token.redis.AcceptedTokens;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.Redisson;
@@ -191,24 +190,6 @@ class FencingAutoConfigurationTests {
 			assertThat(jdbc.queryForMap("SELECT quantity, last_token FROM disabled_stock")).containsValues(2, 7L);
 			assertThatIllegalArgumentException()
 				.isThrownBy(() -> jdbc.guardedUpdate("DELETE FROM disabled_stock WHERE sku = ?", "A-1"));
-		});
-	}
-
-	@Test
-	void theCounterRepairReadsEveryFencedTemplateOfTheApplication() {
-		this.contextRunner.withUserConfiguration(TwoTemplatesConfiguration.class).run((context) -> {
-			assertThat(context).hasNotFailed();
-			FencedJdbcTemplate stock = context.getBean("stockTemplate", FencedJdbcTemplate.class);
-			FencedJdbcTemplate orders = context.getBean("ordersTemplate", FencedJdbcTemplate.class);
-			stock.execute("CREATE TABLE two_stock (id INT PRIMARY KEY, last_token BIGINT NOT NULL DEFAULT 0)");
-			stock.execute("CREATE TABLE two_orders (id INT PRIMARY KEY, fence BIGINT NOT NULL DEFAULT 0)");
-			stock.update("INSERT INTO two_stock (id) VALUES (1)");
-			stock.update("INSERT INTO two_orders (id) VALUES (1)");
-			stock.guardedUpdate(new FencingToken("a", 4), "UPDATE two_stock SET id = id");
-			orders.guardedUpdate(new FencingToken("b", 9), "UPDATE two_orders SET id = id");
-			AcceptedTokens tokens = context.getBean(AcceptedTokens.class);
-			assertThat(tokens.newestInGuardedTables()).hasValue(9);
-			assertThat(tokens.newestInAllTables()).hasValue(9);
 		});
 	}
 

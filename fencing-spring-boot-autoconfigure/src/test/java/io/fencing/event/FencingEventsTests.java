@@ -14,12 +14,10 @@ import io.fencing.FencingToken;
 import io.fencing.LeaseLostEvent;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
-import io.fencing.TokenCounterRepairedEvent;
 import io.fencing.activity.TaskActivities;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.testsupport.CounterLoss;
 import io.fencing.testsupport.LeaseOverrun;
 import io.fencing.testsupport.StockTable;
 import io.fencing.testsupport.TestServices;
@@ -108,29 +106,6 @@ class FencingEventsTests {
 	}
 
 	@Test
-	void aCounterRedisLostIsPublishedAndCountedOnceRaised() {
-		this.contextRunner.run((context) -> {
-			FencedTasks tasks = context.getBean(FencedTasks.class);
-			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
-			this.stock.create(jdbc);
-			assertThat(tasks.run(this.lock, (token) -> this.stock.write(jdbc, 8))).isTrue();
-			assertThat(tasks.run(this.lock, (token) -> this.stock.write(jdbc, 9))).isTrue();
-			assertThat(this.events).as("a new lock name's first counter is no repair").isEmpty();
-			CounterLoss.lose(context.getBean(RedissonClient.class), this.lock);
-			assertThat(tasks.call(this.lock, FencingToken::value).get()).isEqualTo(3L);
-			await().atMost(Duration.ofSeconds(10)).until(() -> !this.events.isEmpty());
-			assertThat(this.events).singleElement()
-				.isInstanceOfSatisfying(TokenCounterRepairedEvent.class, (repaired) -> {
-					assertThat(repaired.getLockName()).isEqualTo(this.lock);
-					assertThat(repaired.getBehind()).isEqualTo(1);
-					assertThat(repaired.getRaisedTo()).isEqualTo(2);
-				});
-			assertThat(context.getBean(MeterRegistry.class).counter("fencing.token.counters.repaired").count())
-				.isEqualTo(1);
-		});
-	}
-
-	@Test
 	void aRefusedBatchIsPublished() {
 		this.contextRunner.run((context) -> {
 			FencedTasks tasks = context.getBean(FencedTasks.class);
@@ -163,7 +138,6 @@ class FencingEventsTests {
 				MeterRegistry meters = context.getBean(MeterRegistry.class);
 				assertThat(meters.get("fencing.leases.lost").tag("overrun", "true").counter().count()).isZero();
 				assertThat(meters.get("fencing.leases.lost").tag("overrun", "false").counter().count()).isZero();
-				assertThat(meters.get("fencing.token.counters.repaired").counter().count()).isZero();
 			});
 		}
 	}

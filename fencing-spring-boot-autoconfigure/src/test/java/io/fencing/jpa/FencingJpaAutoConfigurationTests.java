@@ -21,7 +21,6 @@ import io.fencing.brokenentities.versioned.VersionTokenStock;
 import io.fencing.fence.FencedTable;
 import io.fencing.fence.FencedTables;
 import io.fencing.hibernate.EntityManagerWrites;
-import io.fencing.hibernate.FencedEntitiesAcceptedTokens;
 import io.fencing.hibernate.FencedEntityTables;
 import io.fencing.hibernate.FencingJpaDialect;
 import io.fencing.hibernate.FencingJpaDialectPostProcessor;
@@ -69,7 +68,6 @@ class FencingJpaAutoConfigurationTests {
 	void bootsEntityManagerFactoryHasItsEntitiesTablesFencedAndTheFencesRefusalsTranslated() {
 		this.contextRunner.withUserConfiguration(StockRepositories.class).run((context) -> {
 			assertThat(context).hasSingleBean(FencingJpaDialectPostProcessor.class)
-				.hasSingleBean(FencedEntitiesAcceptedTokens.class)
 				.hasSingleBean(EntityManagerWrites.class);
 			assertThat(fencedTables(context))
 				.contains("fenced_stock.last_token", "versioned_stock.fence_token", "soft_deleted_stock.last_token",

@@ -46,8 +46,7 @@ class LockNameSlotTests {
 			names.add(name.toString());
 		}
 		for (String name : names) {
-			boolean oneSlot = slot(name).equals(slot(RedissonObject.prefixName("redisson_lock_token", name)))
-					&& slot(name).equals(slot(RedissonObject.prefixName("fencing_counter_checked", name)));
+			boolean oneSlot = slot(name).equals(slot(RedissonObject.prefixName("redisson_lock_token", name)));
 			assertThat(LockNames.problem(name) == null).as("'%s' accepted", name).isEqualTo(oneSlot);
 		}
 	}

@@ -3,8 +3,8 @@ package io.fencing.testsupport;
 import org.redisson.api.RedissonClient;
 
 /**
- * Redis losing a lock's token counter and its check mark, as a restart without
- * persistence or a FLUSHALL would, while the lock's rows keep their tokens.
+ * Redis losing a lock's token counter, as a restart without persistence or a FLUSHALL
+ * would, while the lock's rows keep their tokens.
  */
 public final class CounterLoss {
 
@@ -12,8 +12,7 @@ public final class CounterLoss {
 	}
 
 	public static void lose(RedissonClient redisson, String lockName) {
-		redisson.getKeys()
-			.delete("redisson_lock_token:{" + lockName + "}", "fencing_counter_checked:{" + lockName + "}");
+		redisson.getKeys().delete("redisson_lock_token:{" + lockName + "}");
 	}
 
 }

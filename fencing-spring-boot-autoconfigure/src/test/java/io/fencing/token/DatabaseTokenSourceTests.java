@@ -27,7 +27,6 @@ import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.lock.FencedLocks;
 import io.fencing.testsupport.RedisServer;
-import io.fencing.token.redis.AcceptedTokens;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -126,27 +125,6 @@ abstract class DatabaseTokenSourceTests {
 			assertThat(a.resumeAndWrite()).isInstanceOf(StaleWriterException.class);
 			assertThat(stock.row()).containsExactly(8L, b.value());
 		});
-	}
-
-	@Test
-	void aNewLockNameReadsNoTable() {
-		RedisServer redis = start();
-		CountingAcceptedTokens reads = new CountingAcceptedTokens();
-		ApplicationContextRunner runner = contextRunner(redis).withBean(AcceptedTokens.class, () -> reads);
-		runner.run((context) -> {
-			FencedTasks tasks = context.getBean(FencedTasks.class);
-			for (int name = 0; name < 3; name++) {
-				assertThat(tasks.run(this.lock + ":" + name, (token) -> {
-				})).isTrue();
-			}
-			assertThat(reads.count).hasValue(0);
-		});
-		// The counter of Redisson's tokens is checked against the tables, so that the
-		// check above can fail.
-		runner.withPropertyValues("fencing.token-source=redis")
-			.run((context) -> assertThat(context.getBean(FencedTasks.class).run(this.lock + ":redis", (token) -> {
-			})).isTrue());
-		assertThat(reads.count).hasPositiveValue();
 	}
 
 	@Test
@@ -389,25 +367,6 @@ abstract class DatabaseTokenSourceTests {
 			this.resume.countDown();
 			this.thread.join(TimeUnit.SECONDS.toMillis(30));
 			return this.written.get();
-		}
-
-	}
-
-	/** Counts the reads of the stored tokens that a counter check makes. */
-	private static final class CountingAcceptedTokens implements AcceptedTokens {
-
-		private final AtomicInteger count = new AtomicInteger();
-
-		@Override
-		public OptionalLong newestInGuardedTables() {
-			this.count.incrementAndGet();
-			return OptionalLong.empty();
-		}
-
-		@Override
-		public OptionalLong newestInAllTables() {
-			this.count.incrementAndGet();
-			return OptionalLong.empty();
 		}
 
 	}

@@ -129,8 +129,6 @@ class ClusterTopologyTests {
 				long slot = cluster.slotOf(name);
 				assertThat(cluster.slotOf(Redisson.tokenKey(name))).as("slot of the counter of %s", name)
 					.isEqualTo(slot);
-				assertThat(cluster.slotOf(Redisson.checkMarkKey(name))).as("slot of the check mark of %s", name)
-					.isEqualTo(slot);
 				if (name.startsWith("{")) {
 					assertThat(slot).isEqualTo(cluster.slotOf(name.substring(0, name.indexOf('}') + 1)));
 				}
@@ -212,11 +210,6 @@ class ClusterTopologyTests {
 		/** {@code prefix:{name}}, or {@code prefix:name} when the name has a hash tag. */
 		static String tokenKey(String lockName) {
 			return prefixed("redisson_lock_token", lockName);
-		}
-
-		/** The starter's mark beside the counter, named the same way. */
-		static String checkMarkKey(String lockName) {
-			return prefixed("fencing_counter_checked", lockName);
 		}
 
 		private static String prefixed(String prefix, String name) {

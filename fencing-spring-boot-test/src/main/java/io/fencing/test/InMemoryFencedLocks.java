@@ -211,56 +211,6 @@ public class InMemoryFencedLocks implements FencedLocks {
 	}
 
 	@Override
-	public boolean raiseTokenCounter(HeldLock held, long acceptedToken) {
-		LockState lock = state(held);
-		synchronized (lock) {
-			if (lock.counter >= acceptedToken) {
-				return false;
-			}
-			lock.counter = acceptedToken;
-			return true;
-		}
-	}
-
-	@Override
-	public @Nullable FencingToken reissueAbove(HeldLock held, long floor) {
-		LockState lock = state(held);
-		synchronized (lock) {
-			lock.endLeaseIfOver(System.nanoTime());
-			if (lock.owner != own(held).owner()) {
-				return null;
-			}
-			lock.counter = Math.max(lock.counter, floor);
-			lock.counterChecked = true;
-			return new FencingToken(held.token().lockName(), ++lock.counter);
-		}
-	}
-
-	@Override
-	public boolean isCounterChecked(HeldLock held) {
-		LockState lock = state(held);
-		synchronized (lock) {
-			return lock.counterChecked;
-		}
-	}
-
-	@Override
-	public void markCounterChecked(HeldLock held) {
-		LockState lock = state(held);
-		synchronized (lock) {
-			lock.counterChecked = true;
-		}
-	}
-
-	@Override
-	public void forgetCounterCheck(HeldLock held) {
-		LockState lock = state(held);
-		synchronized (lock) {
-			lock.counterChecked = false;
-		}
-	}
-
-	@Override
 	public void close() {
 	}
 
@@ -329,7 +279,6 @@ public class InMemoryFencedLocks implements FencedLocks {
 			synchronized (lock) {
 				lock.endLease();
 				lock.counter = 0;
-				lock.counterChecked = false;
 			}
 		});
 	}
@@ -362,8 +311,6 @@ public class InMemoryFencedLocks implements FencedLocks {
 
 		/** The newest token a run started its body with. */
 		private long lastRunToken;
-
-		private boolean counterChecked;
 
 		void endLeaseIfOver(long now) {
 			if (this.owner != 0 && this.leaseEndNanos != RENEWED && now - this.leaseEndNanos >= 0) {

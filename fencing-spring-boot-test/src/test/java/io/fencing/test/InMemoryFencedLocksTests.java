@@ -24,6 +24,7 @@ import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.run.FencedTaskRunner;
 import io.fencing.run.RunOutcome;
 import io.fencing.token.JdbcTokenSource;
 import org.awaitility.Awaitility;
@@ -256,7 +257,7 @@ class InMemoryFencedLocksTests {
 	}
 
 	@Test
-	void lostCountersAreRaisedAboveTheStoredTokens() {
+	void aLostCounterIsNotRepairedAndItsRefusedRunIsReported() {
 		this.contextRunner.run((context) -> {
 			StockJob job = context.getBean(StockJob.class);
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
@@ -265,9 +266,13 @@ class InMemoryFencedLocksTests {
 			job.write(2);
 			locks.loseEverything();
 			assertThat(locks.lastToken("stock")).isZero();
-			job.write(3);
+			assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> job.write(3))
+				.withMessageContaining("token 1 is older than accepted token 2");
+			assertThat(context.getBean(FencedTaskRunner.class).counterBehind()).isNotNull()
+				.satisfies((behind) -> assertThat(behind.description())
+					.contains("issued token 1 to a run that still held the lock, below token 2"));
 			assertThat(jdbc.queryForMap("SELECT quantity, last_token FROM stock WHERE sku = 'A-1'"))
-				.isEqualTo(Map.of("QUANTITY", 3, "LAST_TOKEN", 3L));
+				.isEqualTo(Map.of("QUANTITY", 2, "LAST_TOKEN", 2L));
 		});
 	}
 

@@ -71,38 +71,6 @@ public class RedissonFencedLocks implements FencedLocks {
 
 	private static final AtomicLong OWNER_IDS = new AtomicLong();
 
-	/** Raises the counter to the floor, never lowers it; returns 1 when it raised. */
-	private static final String RAISE_COUNTER = """
-			local current = tonumber(redis.call('get', KEYS[1]) or '0')
-			local floor = tonumber(ARGV[1])
-			if current < floor then
-				redis.call('set', KEYS[1], ARGV[1])
-				return 1
-			end
-			return 0""";
-
-	/**
-	 * Redis key prefix of the mark that a lock's counter was checked against the stored
-	 * tokens.
-	 */
-	private static final String CHECKED_KEY_PREFIX = "fencing_counter_checked";
-
-	/**
-	 * While the owner still holds the lock, raises the counter to the floor, issues the
-	 * next token to that owner and marks the counter checked; returns nil when the lock
-	 * is no longer held by it.
-	 */
-	private static final String REISSUE_ABOVE = """
-			if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
-				return nil
-			end
-			local current = tonumber(redis.call('get', KEYS[2]) or '0')
-			if current < tonumber(ARGV[2]) then
-				redis.call('set', KEYS[2], ARGV[2])
-			end
-			redis.call('set', KEYS[3], '1')
-			return redis.call('incr', KEYS[2])""";
-
 	/**
 	 * Leaves the lock taken, for no owner, for ARGV[2] ms more while this owner (ARGV[1])
 	 * still holds it: its field is renamed, so that no owner releases or re-enters it; a
@@ -611,34 +579,21 @@ public class RedissonFencedLocks implements FencedLocks {
 	}
 
 	/**
-	 * Raises the token counter of the held lock to at least {@code acceptedToken}, so
-	 * that the next acquisition gets a newer token than the storage holds. Used when the
-	 * storage refused a token that the counter issued after Redis lost it.
-	 * @return whether the counter was behind and has been raised
+	 * A script that sets Redisson's counter key to the accepted token unless it is
+	 * already higher, so that the next acquisition takes a newer token.
 	 */
 	@Override
-	public boolean raiseTokenCounter(HeldLock held, long acceptedToken) {
-		RedissonLock lock = own(held).lock();
-		Long raised = script().eval(lock.getName(), RScript.Mode.READ_WRITE, RAISE_COUNTER, RScript.ReturnType.LONG,
-				List.of(rawKey(tokenKey(lock))), String.valueOf(acceptedToken));
-		return raised != null && raised == 1L;
-	}
-
-	/**
-	 * Issues the held lock a new token above {@code floor}, while it still holds the
-	 * lock.
-	 * @return the new token, or {@code null} when this acquisition no longer holds the
-	 * lock
-	 */
-	@Override
-	public @Nullable FencingToken reissueAbove(HeldLock held, long floor) {
-		RedissonHeldLock own = own(held);
-		RedissonLock lock = own.lock();
-		String ownerField = ownerField(lock, own.owner());
-		Long token = script().eval(lock.getName(), RScript.Mode.READ_WRITE, REISSUE_ABOVE, RScript.ReturnType.LONG,
-				List.of(rawKey(lock.getRawName()), rawKey(tokenKey(lock)), rawKey(checkedKey(lock))), ownerField,
-				String.valueOf(floor));
-		return (token != null) ? new FencingToken(held.token().lockName(), token) : null;
+	public @Nullable String raiseCounterCommand(String lockName, long acceptedToken) {
+		if (!this.tokensInRedis) {
+			return null;
+		}
+		String eval = "EVAL \"if tonumber(redis.call('get', KEYS[1]) or '0') < tonumber(ARGV[1]) then "
+				+ "return redis.call('set', KEYS[1], ARGV[1]) end return 'already above'\" 1 '"
+				+ tokenKey(lock(lockName)) + "' " + acceptedToken;
+		// One server: a command to paste; otherwise the one to run on the lock's master.
+		return this.redisDescription.matches("rediss?://[^,\\s]+")
+				? "redis-cli -u " + this.redisDescription + " " + eval
+				: eval + " (with redis-cli, on the master of " + this.redisDescription + " that holds the key)";
 	}
 
 	/**
@@ -662,47 +617,6 @@ public class RedissonFencedLocks implements FencedLocks {
 					ex);
 			return false;
 		}
-	}
-
-	/**
-	 * Whether the counter of the held lock was checked against the stored tokens since
-	 * Redis last lost it: the mark lives beside the counter, in the same slot, and goes
-	 * when Redis loses data.
-	 */
-	@Override
-	public boolean isCounterChecked(HeldLock held) {
-		RedissonLock lock = own(held).lock();
-		// Read on the master: a lagging replica may still show a mark the master lost.
-		Long exists = script().eval(lock.getName(), RScript.Mode.READ_WRITE, "return redis.call('exists', KEYS[1])",
-				RScript.ReturnType.LONG, List.of(rawKey(checkedKey(lock))));
-		return exists != null && exists == 1L;
-	}
-
-	/** Marks the counter of the held lock checked: it is above every stored token. */
-	@Override
-	public void markCounterChecked(HeldLock held) {
-		RedissonLock lock = own(held).lock();
-		script().eval(lock.getName(), RScript.Mode.READ_WRITE, "redis.call('set', KEYS[1], '1') return 1",
-				RScript.ReturnType.LONG, List.of(rawKey(checkedKey(lock))));
-	}
-
-	@Override
-	public void forgetCounterCheck(HeldLock held) {
-		forgetCounterCheck(own(held).lock());
-	}
-
-	private void forgetCounterCheck(RedissonLock lock) {
-		script()
-			.evalAsync(lock.getName(), RScript.Mode.READ_WRITE, "return redis.call('del', KEYS[1])",
-					RScript.ReturnType.LONG, List.of(rawKey(checkedKey(lock))))
-			.whenComplete((deleted, error) -> {
-				if (error != null) {
-					logger.warn(
-							"Could not clear the check mark of lock '" + lock.getName() + "' at "
-									+ this.redisDescription + "; its counter is checked again only when its token is 1",
-							error);
-				}
-			});
 	}
 
 	/** The field Redisson keeps an owner under in the lock's hash. */
@@ -741,10 +655,6 @@ public class RedissonFencedLocks implements FencedLocks {
 		return RedissonObject.prefixName(TOKEN_KEY_PREFIX, lock.getRawName());
 	}
 
-	private static String checkedKey(RedissonLock lock) {
-		return RedissonObject.prefixName(CHECKED_KEY_PREFIX, lock.getRawName());
-	}
-
 	/**
 	 * A key Redisson sends as it is: a String key would go through the client's
 	 * NameMapper again.
@@ -767,13 +677,9 @@ public class RedissonFencedLocks implements FencedLocks {
 
 	/**
 	 * Gives back an acquisition that was granted but that the caller will not use, as a
-	 * pending release: a later acquisition in this process waits for it. One that took
-	 * the first token of a missing counter, unchecked, has the next acquisition check it.
+	 * pending release: a later acquisition in this process waits for it.
 	 */
 	private void giveBackGranted(RedissonHeldLock held) {
-		if (held.token().value() == 1L) {
-			forgetCounterCheck(held.lock());
-		}
 		CompletableFuture<Boolean> givenBack = new CompletableFuture<>();
 		PendingKey pendingKey = pendingKey(held.token().lockName());
 		PENDING_RELEASES.put(pendingKey, givenBack);
