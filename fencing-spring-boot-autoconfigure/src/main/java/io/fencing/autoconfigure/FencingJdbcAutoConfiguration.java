@@ -87,7 +87,7 @@ public final class FencingJdbcAutoConfiguration {
 		 * {@code fencing.jdbc.tombstone-retention}.
 		 */
 		@Bean
-		@ConditionalOnMissingBean
+		@ConditionalOnMissingBean(name = "fencingExpiredRows")
 		ExpiredRows fencingExpiredRows(DataSource dataSource, FencingProperties fencing,
 				ObjectProvider<FencedTables> fencedTables) {
 			Duration operations = positive("fencing.operations.retention", fencing.getOperations().getRetention(),

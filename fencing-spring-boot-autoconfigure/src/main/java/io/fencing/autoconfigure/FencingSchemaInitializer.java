@@ -5,7 +5,7 @@ import java.util.List;
 import javax.sql.DataSource;
 
 import io.fencing.autoconfigure.FencingProperties.InitializeSchema;
-import io.fencing.token.JdbcTokenSource;
+import io.fencing.database.Database;
 
 import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
 import org.springframework.boot.jdbc.init.PlatformPlaceholderDatabaseDriverResolver;
@@ -30,7 +30,7 @@ public class FencingSchemaInitializer extends DataSourceScriptDatabaseInitialize
 	 */
 	private static List<String> locations(DataSource dataSource) {
 		try {
-			if ("mariadb".equals(JdbcTokenSource.schemaPlatform(dataSource))) {
+			if (Database.of(dataSource) == Database.MARIADB) {
 				return List.of(SCHEMA_LOCATION.replace("@@platform@@", "mariadb"));
 			}
 		}

@@ -6,9 +6,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
+import io.fencing.database.Database;
+import io.fencing.database.SqlStates;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,11 +35,15 @@ enum FenceDialect {
 			String function = table.qualifiedFenceName();
 			String truncate = table.fenceName() + "_truncate";
 			StringBuilder body = new StringBuilder();
-			body.append("CREATE OR REPLACE FUNCTION " + function + "() RETURNS trigger LANGUAGE plpgsql AS $fence$\n" //
+			// Run as its owner, with the names it was created with: whatever the writer's
+			// grants and search_path, it finds and writes the tombstones of its table.
+			body.append("CREATE OR REPLACE FUNCTION " + function + "() RETURNS trigger LANGUAGE plpgsql " + DEFINER
+					+ " AS $fence$\n" //
 					+ "DECLARE\n" //
 					+ "  writer text := current_setting('fencing.token', true);\n" //
 					+ "  writer_token bigint;\n" //
 					+ "  accepted bigint;\n" //
+					+ "  deleted bigint;\n" //
 					+ "BEGIN\n" //
 					+ "  IF writer = '" + UNFENCED + "' THEN\n" //
 					+ "    IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;\n" //
@@ -47,36 +54,37 @@ enum FenceDialect {
 					+ " carries no fencing token', TG_OP USING ERRCODE = '" + NO_TOKEN_STATE + "';\n" //
 					+ "  END IF;\n" //
 					+ "  writer_token := writer::bigint;\n");
-			if (key.isEmpty()) {
-				body.append("  IF TG_OP <> 'INSERT' THEN accepted := OLD." + column + "; END IF;\n");
-			}
-			else {
-				// A deletion of the key still in progress is waited for (the lock), so
-				// that the next statement sees the token it left.
-				body.append("  IF TG_OP = 'INSERT' THEN\n" //
-						+ "    PERFORM 1 FROM " + table.qualified() + " AS fenced WHERE "
+			body.append("  IF TG_OP <> 'INSERT' THEN accepted := OLD." + column + "; END IF;\n");
+			if (!key.isEmpty()) {
+				// An insert of a key, or an update that gives a row another key, is
+				// checked
+				// against the key's deletion; an insert first waits for a deletion of the
+				// key in progress (the lock), so that the next statement sees its token.
+				body.append("  IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND " + keyChanged(key) + ") THEN\n" //
+						+ "    IF TG_OP = 'INSERT' THEN\n" //
+						+ "      PERFORM 1 FROM " + table.qualified() + " AS fenced WHERE "
 						+ matches("fenced", key, "NEW") + " FOR KEY SHARE;\n" //
-						+ "    SELECT t.token INTO accepted FROM " + table.tombstones() + " AS t WHERE t.table_name = '"
+						+ "    END IF;\n" //
+						+ "    SELECT t.token INTO deleted FROM " + table.tombstones() + " AS t WHERE t.table_name = '"
 						+ table.tombstoneName() + "' AND t.row_key = " + tombstoneKey(key, "NEW") + ";\n" //
-						+ "  ELSE\n" //
-						+ "    accepted := OLD." + column + ";\n" //
+						+ "    accepted := GREATEST(accepted, deleted);\n" //
 						+ "  END IF;\n");
 			}
 			body.append("  IF accepted > writer_token THEN\n" //
 					+ "    RAISE EXCEPTION 'fencing: table " + table.qualified()
 					+ ": token % is older than accepted token %', writer_token, accepted USING ERRCODE = '"
 					+ STALE_STATE + "';\n" //
-					+ "  END IF;\n" //
-					+ "  IF TG_OP = 'DELETE' THEN\n");
+					+ "  END IF;\n");
 			if (!key.isEmpty()) {
-				body.append("    INSERT INTO " + table.tombstones()
+				body.append("  IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND " + keyChanged(key) + ") THEN\n" //
+						+ "    INSERT INTO " + table.tombstones()
 						+ " AS t (table_name, row_key, token, deleted_at) VALUES ('" + table.tombstoneName() + "', "
-						+ tombstoneKey(key, "OLD") + ", writer_token, now() AT TIME ZONE 'UTC') "
-						+ "ON CONFLICT (table_name, row_key) DO UPDATE SET token = GREATEST(t.token, EXCLUDED.token), "
-						+ "deleted_at = EXCLUDED.deleted_at;\n");
+						+ tombstoneKey(key, "OLD")
+						+ ", writer_token, now() AT TIME ZONE 'UTC') ON CONFLICT (table_name, row_key) DO UPDATE SET "
+						+ "token = GREATEST(t.token, EXCLUDED.token), deleted_at = EXCLUDED.deleted_at;\n" //
+						+ "  END IF;\n");
 			}
-			body.append("    RETURN OLD;\n" //
-					+ "  END IF;\n" //
+			body.append("  IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;\n" //
 					+ "  " + written(table) + "\n" //
 					+ "  RETURN NEW;\n" //
 					+ "END\n" //
@@ -85,8 +93,8 @@ enum FenceDialect {
 			ddl.add("CREATE INDEX IF NOT EXISTS " + TOMBSTONES + "_deleted_at ON " + table.tombstones()
 					+ " (deleted_at)");
 			ddl.addAll(List.of(body.toString(),
-					"CREATE OR REPLACE FUNCTION " + function
-							+ "_truncate() RETURNS trigger LANGUAGE plpgsql AS $fence$\n" //
+					"CREATE OR REPLACE FUNCTION " + function + "_truncate() RETURNS trigger LANGUAGE plpgsql " + DEFINER
+							+ " AS $fence$\n" //
 							+ "DECLARE\n" //
 							+ "  writer text := current_setting('fencing.token', true);\n" //
 							+ "  accepted bigint;\n" //
@@ -114,19 +122,35 @@ enum FenceDialect {
 			return ddl;
 		}
 
+		private static final String DEFINER = "SECURITY DEFINER SET search_path FROM CURRENT";
+
 		private static String written(FencedTable table) {
 			return "NEW." + table.tokenColumn() + " := writer_token;";
 		}
 
 		/** The hex SHA-256 of the row's key, as the text of a row value. */
 		private static String tombstoneKey(List<String> key, String row) {
-			return "encode(sha256(convert_to(row(" + row + "." + String.join(", " + row + ".", key)
-					+ ")::text, 'UTF8')), 'hex')";
+			return "encode(sha256(convert_to(" + rowValue(key, row) + "::text, 'UTF8')), 'hex')";
+		}
+
+		private static String keyChanged(List<String> key) {
+			return rowValue(key, "NEW") + " IS DISTINCT FROM " + rowValue(key, "OLD");
+		}
+
+		private static String rowValue(List<String> key, String row) {
+			return "row(" + String.join(", ", key.stream().map((column) -> row + "." + quoted(column)).toList()) + ")";
 		}
 
 		private static String matches(String alias, List<String> key, String row) {
 			return String.join(" AND ",
-					key.stream().map((column) -> alias + "." + column + " = " + row + "." + column).toList());
+					key.stream()
+						.map((column) -> alias + "." + quoted(column) + " = " + row + "." + quoted(column))
+						.toList());
+		}
+
+		/** A column as the metadata names it, quoted, so that its letter case is kept. */
+		private static String quoted(String column) {
+			return "\"" + column.replace("\"", "\"\"") + "\"";
 		}
 
 		@Override
@@ -137,7 +161,8 @@ enum FenceDialect {
 			// configured column, and keeping the tokens of the table's key.
 			return hasTrigger(connection, table, table.fenceName(), 31, 31, written(table))
 					&& (key.isEmpty()
-							|| hasTrigger(connection, table, table.fenceName(), 31, 31, tombstoneKey(key, "OLD")))
+							|| (hasTrigger(connection, table, table.fenceName(), 31, 31, tombstoneKey(key, "OLD"))
+									&& hasTrigger(connection, table, table.fenceName(), 31, 31, keyChanged(key))))
 					&& hasTrigger(connection, table, table.fenceName() + "_truncate", 35, 34,
 							"max(" + table.tokenColumn() + ")")
 					&& hasTable(connection, "SELECT to_regclass(?) IS NOT NULL", table.tombstones());
@@ -160,8 +185,8 @@ enum FenceDialect {
 		}
 
 		@Override
-		String removeTombstones(String tombstones, int limit) {
-			return byKey(tombstones, limit);
+		String removeTombstones(String tombstones, int tables, int limit) {
+			return byKey(tombstones, tables, limit);
 		}
 
 	},
@@ -188,6 +213,7 @@ enum FenceDialect {
 					.append(" FOR EACH ROW\nBEGIN\n")
 					.append("  DECLARE refusal VARCHAR(255);\n")
 					.append("  DECLARE accepted BIGINT;\n")
+					.append("  DECLARE deleted BIGINT;\n")
 					.append("  IF @fencing_token IS NULL OR @fencing_token = '' THEN\n")
 					.append("    SET refusal = 'fencing: ")
 					.append(operation)
@@ -196,30 +222,42 @@ enum FenceDialect {
 					.append(" carries no fencing token';\n")
 					.append("    SIGNAL SQLSTATE '" + NO_TOKEN_STATE + "' SET MESSAGE_TEXT = refusal;\n")
 					.append("  ELSEIF @fencing_token <> '" + UNFENCED + "' THEN\n");
-				if (operation.equals("INSERT")) {
-					if (!key.isEmpty()) {
-						body.append("    ").append(tombstoneRead(table, key)).append(";\n");
-					}
-				}
-				else {
+				if (!operation.equals("INSERT")) {
 					body.append("    SET accepted = OLD.").append(table.tokenColumn()).append(";\n");
 				}
-				if (!operation.equals("INSERT") || !key.isEmpty()) {
-					body.append("    IF ")
-						.append(REFUSED_WHEN)
-						.append(" THEN\n")
-						.append("      SET refusal = CONCAT('fencing: table ")
-						.append(table.qualified())
-						.append(": token ', @fencing_token, ' is older than accepted token ', accepted);\n")
-						.append("      SIGNAL SQLSTATE '" + STALE_STATE + "' SET MESSAGE_TEXT = refusal;\n")
-						.append("    END IF;\n");
-				}
-				if (operation.equals("DELETE")) {
-					if (!key.isEmpty()) {
-						body.append("    ").append(tombstoneWrite(table, key)).append(";\n");
+				if (!key.isEmpty() && !operation.equals("DELETE")) {
+					// The key's deletion, read as committed now (a locking read): a
+					// transaction's snapshot may predate it.
+					String read = tombstoneRead(table, key) + ";\n"
+							+ "IF deleted > accepted OR accepted IS NULL THEN SET accepted = deleted; END IF;\n";
+					if (operation.equals("INSERT")) {
+						body.append(read.indent(4));
+					}
+					else {
+						body.append("    IF NOT (" + keyUnchanged(key) + ") THEN\n")
+							.append(read.indent(6))
+							.append("    END IF;\n");
 					}
 				}
-				else {
+				body.append("    IF ")
+					.append(REFUSED_WHEN)
+					.append(" THEN\n")
+					.append("      SET refusal = CONCAT('fencing: table ")
+					.append(table.qualified())
+					.append(": token ', @fencing_token, ' is older than accepted token ', accepted);\n")
+					.append("      SIGNAL SQLSTATE '" + STALE_STATE + "' SET MESSAGE_TEXT = refusal;\n")
+					.append("    END IF;\n");
+				if (!key.isEmpty() && operation.equals("DELETE")) {
+					body.append("    ").append(tombstoneWrite(table, key)).append(";\n");
+				}
+				if (!key.isEmpty() && operation.equals("UPDATE")) {
+					body.append("    IF NOT (")
+						.append(keyUnchanged(key))
+						.append(") THEN\n      ")
+						.append(tombstoneWrite(table, key))
+						.append(";\n    END IF;\n");
+				}
+				if (!operation.equals("DELETE")) {
 					body.append("    ").append(written(table)).append(";\n");
 				}
 				body.append("  END IF;\nEND");
@@ -236,15 +274,23 @@ enum FenceDialect {
 		}
 
 		/**
-		 * The hex SHA-256 of the row's key, its columns' text joined by unit separators.
+		 * The hex SHA-256 of the row's key: each column's text after its length, so that
+		 * no two keys share one.
 		 */
 		private static String tombstoneKey(List<String> key, String row) {
-			return "SHA2(CONCAT_WS(CHAR(31), " + row + "." + String.join(", " + row + ".", key) + "), 256)";
+			return "SHA2(CONCAT(" + String.join(", ", key.stream()
+				.map((column) -> "CHAR_LENGTH(" + row + "." + quoted(column) + "), ':', " + row + "." + quoted(column))
+				.toList()) + "), 256)";
+		}
+
+		private static String keyUnchanged(List<String> key) {
+			return String.join(" AND ",
+					key.stream().map((column) -> "NEW." + quoted(column) + " <=> OLD." + quoted(column)).toList());
 		}
 
 		private static String tombstoneRead(FencedTable table, List<String> key) {
-			return "SELECT MAX(token) INTO accepted FROM " + table.tombstones() + " WHERE table_name = '"
-					+ table.tombstoneName() + "' AND row_key = " + tombstoneKey(key, "NEW");
+			return "SELECT MAX(token) INTO deleted FROM " + table.tombstones() + " WHERE table_name = '"
+					+ table.tombstoneName() + "' AND row_key = " + tombstoneKey(key, "NEW") + " LOCK IN SHARE MODE";
 		}
 
 		private static String tombstoneWrite(FencedTable table, List<String> key) {
@@ -252,6 +298,11 @@ enum FenceDialect {
 					+ table.tombstoneName() + "', " + tombstoneKey(key, "OLD")
 					+ ", CAST(@fencing_token AS SIGNED), UTC_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE "
 					+ "token = GREATEST(token, VALUES(token)), deleted_at = VALUES(deleted_at)";
+		}
+
+		/** A column as the metadata names it, in backticks. */
+		private static String quoted(String column) {
+			return "`" + column.replace("`", "``") + "`";
 		}
 
 		@Override
@@ -265,14 +316,21 @@ enum FenceDialect {
 					query.setString(2, table.name());
 					query.setString(3, table.fenceName() + "_" + operation.toLowerCase(Locale.ROOT));
 					query.setString(4, operation);
-					String checks = switch (operation) {
-						case "INSERT" -> key.isEmpty() ? written(table) : tombstoneRead(table, key);
-						case "DELETE" -> key.isEmpty() ? REFUSED_WHEN : tombstoneWrite(table, key);
-						default -> REFUSED_WHEN;
-					};
-					if (!anyContains(query, checks)
-							|| (!operation.equals("DELETE") && !anyContains(query, written(table)))) {
-						return false;
+					List<String> checks = new ArrayList<>();
+					if (!operation.equals("DELETE")) {
+						checks.add(written(table));
+					}
+					checks.add(REFUSED_WHEN);
+					if (!key.isEmpty()) {
+						checks.add(operation.equals("DELETE") ? tombstoneWrite(table, key) : tombstoneRead(table, key));
+						if (operation.equals("UPDATE")) {
+							checks.add(tombstoneWrite(table, key));
+						}
+					}
+					for (String check : checks) {
+						if (!anyContains(query, check)) {
+							return false;
+						}
 					}
 				}
 			}
@@ -281,9 +339,9 @@ enum FenceDialect {
 		}
 
 		@Override
-		String removeTombstones(String tombstones, int limit) {
+		String removeTombstones(String tombstones, int tables, int limit) {
 			// MySQL and MariaDB cannot read the table a DELETE writes in a subquery.
-			return "DELETE FROM " + tombstones + " WHERE deleted_at < ? ORDER BY deleted_at LIMIT " + limit;
+			return "DELETE FROM " + tombstones + " WHERE " + expired(tables) + " ORDER BY deleted_at LIMIT " + limit;
 		}
 
 		@Override
@@ -366,8 +424,8 @@ enum FenceDialect {
 		}
 
 		@Override
-		String removeTombstones(String tombstones, int limit) {
-			return byKey(tombstones, limit);
+		String removeTombstones(String tombstones, int tables, int limit) {
+			return byKey(tombstones, tables, limit);
 		}
 
 	};
@@ -376,10 +434,10 @@ enum FenceDialect {
 	static final String TOMBSTONES = "fencing_tombstones";
 
 	/** SQLSTATE of a write whose token is older than the row's. */
-	static final String STALE_STATE = "23F01";
+	static final String STALE_STATE = SqlStates.STALE_WRITE;
 
 	/** SQLSTATE of a write with no token. */
-	static final String NO_TOKEN_STATE = "23F02";
+	static final String NO_TOKEN_STATE = SqlStates.NO_TOKEN;
 
 	/** {@link H2FenceTrigger}, named so that databases other than H2 need no H2. */
 	static final String H2_TRIGGER = "io.fencing.fence.H2FenceTrigger";
@@ -411,10 +469,11 @@ enum FenceDialect {
 	abstract boolean hasFence(Connection connection, FencedTable table, List<String> key) throws SQLException;
 
 	/**
-	 * The statement that removes at most {@code limit} tombstones deleted before its one
-	 * parameter, a UTC time.
+	 * The statement that removes at most {@code limit} tombstones deleted before its
+	 * first parameter, a UTC time, of the {@code tables} named by the parameters that
+	 * follow: the tombstones of other applications' tables keep their own retention.
 	 */
-	abstract String removeTombstones(String tombstones, int limit);
+	abstract String removeTombstones(String tombstones, int tables, int limit);
 
 	/**
 	 * Why some writes to {@code table} would pass its fence unchecked, or {@code null}.
@@ -443,18 +502,12 @@ enum FenceDialect {
 
 	/** The dialect of a database, or {@code null} where the starter has no fence. */
 	static @Nullable FenceDialect of(DatabaseMetaData metaData) throws SQLException {
-		String product = (metaData.getDatabaseProductName() + " " + metaData.getDatabaseProductVersion())
-			.toLowerCase(Locale.ROOT);
-		if (product.contains("postgres")) {
-			return POSTGRESQL;
-		}
-		if (product.contains("mariadb") || product.contains("mysql")) {
-			return MYSQL;
-		}
-		if (product.contains("h2")) {
-			return H2;
-		}
-		return null;
+		return switch (Database.of(metaData)) {
+			case POSTGRESQL -> POSTGRESQL;
+			case MARIADB, MYSQL -> MYSQL;
+			case H2 -> H2;
+			case OTHER -> null;
+		};
 	}
 
 	/**
@@ -472,9 +525,13 @@ enum FenceDialect {
 	}
 
 	/** Removal by key: PostgreSQL and H2 have no {@code DELETE ... LIMIT}. */
-	private static String byKey(String tombstones, int limit) {
+	private static String byKey(String tombstones, int tables, int limit) {
 		return "DELETE FROM " + tombstones + " WHERE (table_name, row_key) IN (SELECT table_name, row_key FROM "
-				+ tombstones + " WHERE deleted_at < ? FETCH FIRST " + limit + " ROWS ONLY)";
+				+ tombstones + " WHERE " + expired(tables) + " FETCH FIRST " + limit + " ROWS ONLY)";
+	}
+
+	private static String expired(int tables) {
+		return "deleted_at < ? AND table_name IN (" + String.join(", ", Collections.nCopies(tables, "?")) + ")";
 	}
 
 	private static boolean hasTable(Connection connection, String sql, @Nullable String schema) throws SQLException {

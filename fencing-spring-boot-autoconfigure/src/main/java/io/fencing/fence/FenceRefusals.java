@@ -9,6 +9,7 @@ import java.util.regex.Pattern;
 import io.fencing.FencingToken;
 import io.fencing.NoFencingTokenException;
 import io.fencing.StaleWriterException;
+import io.fencing.database.SqlStates;
 import io.fencing.context.TokenBindings;
 import org.jspecify.annotations.Nullable;
 
@@ -110,9 +111,8 @@ public final class FenceRefusals {
 
 	/** Only the fence's own states: a message alone could come from a row's data. */
 	private static @Nullable RuntimeException refusal(SQLException cause) {
-		String state = cause.getSQLState();
 		String message = cause.getMessage();
-		if (message == null || !(FenceDialect.STALE_STATE.equals(state) || FenceDialect.NO_TOKEN_STATE.equals(state))) {
+		if (message == null || !SqlStates.isFenceRefusal(cause)) {
 			return null;
 		}
 		Matcher stale = STALE.matcher(message);

@@ -247,8 +247,8 @@ public final class FencedTables implements SmartInitializingSingleton {
 	}
 
 	/**
-	 * Removes the tombstones of the fenced tables' deleted rows deleted before
-	 * {@code cutoff}, at most {@code limit} of each schema's.
+	 * Removes the tombstones of these fenced tables' rows deleted before {@code cutoff},
+	 * at most {@code limit} of each schema's; other tables' tombstones are left alone.
 	 * @return how many were removed
 	 */
 	public int removeTombstonesDeletedBefore(Instant cutoff, int limit) {
@@ -262,10 +262,21 @@ public final class FencedTables implements SmartInitializingSingleton {
 			if (dialect == null) {
 				return 0;
 			}
-			for (String tombstones : tables.stream().map(FencedTable::tombstones).distinct().toList()) {
+			Map<String, List<String>> bySchema = new LinkedHashMap<>();
+			for (FencedTable table : tables) {
+				List<String> names = bySchema.computeIfAbsent(table.tombstones(), (tombstones) -> new ArrayList<>());
+				if (!names.contains(table.tombstoneName())) {
+					names.add(table.tombstoneName());
+				}
+			}
+			for (Map.Entry<String, List<String>> schema : bySchema.entrySet()) {
+				List<String> names = schema.getValue();
 				try (PreparedStatement statement = connection
-					.prepareStatement(dialect.removeTombstones(tombstones, limit))) {
+					.prepareStatement(dialect.removeTombstones(schema.getKey(), names.size(), limit))) {
 					statement.setObject(1, LocalDateTime.ofInstant(cutoff, ZoneOffset.UTC));
+					for (int i = 0; i < names.size(); i++) {
+						statement.setString(i + 2, names.get(i));
+					}
 					removed += statement.executeUpdate();
 				}
 			}

@@ -68,18 +68,27 @@ public final class H2FenceTrigger implements Trigger {
 					FenceDialect.NO_TOKEN_STATE);
 		}
 		long token = Long.parseLong(writer.trim());
-		Long accepted = (oldRow != null) ? tokenOf(oldRow[place.column])
-				: (newRow != null && !place.key.isEmpty()) ? deletedWith(connection, place, newRow) : null;
+		Long accepted = (oldRow != null) ? tokenOf(oldRow[place.column]) : null;
+		// An insert of a key, or an update that gives a row another key, meets the key's
+		// deletion.
+		boolean newKey = newRow != null && !place.key.isEmpty()
+				&& (oldRow == null || !place.keyOf(oldRow).equals(place.keyOf(newRow)));
+		if (newKey && newRow != null) {
+			Long deleted = deletedWith(connection, place, newRow);
+			if (deleted != null && (accepted == null || deleted > accepted)) {
+				accepted = deleted;
+			}
+		}
 		if (accepted != null && accepted > token) {
 			throw new SQLException(
 					"fencing: table " + place.table + ": token " + token + " is older than accepted token " + accepted,
 					FenceDialect.STALE_STATE);
 		}
+		if (oldRow != null && !place.key.isEmpty() && (newRow == null || newKey)) {
+			keepDeleted(connection, place, oldRow, token);
+		}
 		if (newRow != null) {
 			newRow[place.column] = token;
-		}
-		else if (oldRow != null && !place.key.isEmpty()) {
-			keepDeleted(connection, place, oldRow, token);
 		}
 	}
 
@@ -193,15 +202,17 @@ public final class H2FenceTrigger implements Trigger {
 			return this.table.toLowerCase(Locale.ROOT);
 		}
 
-		/** The hex SHA-256 of the key's values, joined by unit separators. */
+		/**
+		 * The hex SHA-256 of the key's values, each after its length, so that no two keys
+		 * share one.
+		 */
 		String keyOf(Object[] row) {
 			StringBuilder text = new StringBuilder();
 			for (int column : this.key) {
-				if (!text.isEmpty()) {
-					text.append('\u001f');
-				}
 				Object value = row[column];
-				text.append((value instanceof byte[] bytes) ? HexFormat.of().formatHex(bytes) : String.valueOf(value));
+				String written = (value instanceof byte[] bytes) ? HexFormat.of().formatHex(bytes)
+						: String.valueOf(value);
+				text.append(written.length()).append(':').append(written);
 			}
 			try {
 				return HexFormat.of()

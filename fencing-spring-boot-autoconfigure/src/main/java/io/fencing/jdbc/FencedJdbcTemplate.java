@@ -25,6 +25,7 @@ import io.fencing.OperationReplayedEvent;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.context.TokenBindings;
+import io.fencing.database.Database;
 import io.fencing.fence.FenceRefusals;
 import io.fencing.fence.WriterTokens;
 import io.fencing.event.FencingEventPublisher;
@@ -431,7 +432,7 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 	private Dialect dialect(Connection connection) throws SQLException {
 		Dialect dialect = this.dialect;
 		if (dialect == null) {
-			dialect = Dialect.of(connection.getMetaData().getDatabaseProductName());
+			dialect = Dialect.of(Database.of(connection));
 			if (dialect == Dialect.MYSQL && this.tokenColumn.inDoubleQuotes()) {
 				// "last_token" <= ? would compare a text, true for every row.
 				throw new IllegalStateException("The token column " + this.tokenColumn + " (fencing.jdbc.token-column) "
@@ -570,12 +571,8 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 			return this.readsOtherwise.contains(quirk);
 		}
 
-		static Dialect of(String productName) {
-			String name = productName.toLowerCase(Locale.ROOT);
-			if (name.contains("postgres")) {
-				return POSTGRESQL;
-			}
-			return (name.contains("mysql") || name.contains("mariadb")) ? MYSQL : OTHER;
+		static Dialect of(Database database) {
+			return (database == Database.POSTGRESQL) ? POSTGRESQL : database.isMySqlFamily() ? MYSQL : OTHER;
 		}
 
 	}

@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.fencing.database.Database;
 import io.fencing.jdbc.GuardedUpdate.Equality;
 import io.fencing.jdbc.GuardedUpdate.Identifier;
 import io.fencing.jdbc.GuardedUpdate.TableReference;
@@ -207,12 +208,12 @@ final class UniqueKeys {
 			if (table.qualifier() == null) {
 				return new Location(connection.getCatalog(), connection.getSchema(), name);
 			}
-			if (connection.getMetaData().supportsSchemasInDataManipulation()) {
-				return new Location(null, names.stored(table.qualifier()), name);
-			}
 			// MySQL and MariaDB: a qualified table name names a database, that is a
 			// catalog.
-			return new Location(names.stored(table.qualifier()), null, name);
+			if (Database.of(connection).isMySqlFamily()) {
+				return new Location(names.stored(table.qualifier()), null, name);
+			}
+			return new Location(null, names.stored(table.qualifier()), name);
 		}
 
 	}

@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
+import io.fencing.database.SqlStates;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -67,7 +69,7 @@ public final class ExpiredRows implements SmartLifecycle {
 						return log.deleteAppliedBefore(connection, cutoff, limit);
 					}
 					catch (SQLException ex) {
-						if (OperationLog.isMissingTable(ex)) {
+						if (SqlStates.isMissingTable(ex)) {
 							return NO_TABLE;
 						}
 						throw ex;

@@ -18,12 +18,13 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
 import io.fencing.FencingToken;
+import io.fencing.database.Database;
+import io.fencing.database.SqlStates;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.InvalidDataAccessResourceUsageException;
@@ -143,7 +144,8 @@ public final class OperationLog {
 			// Any failure, an Error too. After a deadlock or serialization failure the
 			// claim is gone with its transaction, and a removal would run in a new one,
 			// where it could remove a concurrent attempt's record.
-			if (beforeApplication != null ? undone(connection, beforeApplication, ex) : !endedTheTransaction(ex)) {
+			if (beforeApplication != null ? undone(connection, beforeApplication, ex)
+					: !SqlStates.endedTheTransaction(ex)) {
 				try {
 					forget(connection, operationId);
 				}
@@ -216,20 +218,6 @@ public final class OperationLog {
 		}
 	}
 
-	/**
-	 * Whether {@code failure} ended the whole transaction (a deadlock, a serialization
-	 * failure): its claim is gone with it, and a removal would run in a new transaction,
-	 * where it could remove a concurrent attempt's record.
-	 */
-	static boolean endedTheTransaction(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof SQLException ex && ex.getSQLState() != null && ex.getSQLState().startsWith("40")) {
-				return true;
-			}
-		}
-		return false;
-	}
-
 	private void forget(Connection connection, String operationId) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(FORGET)) {
 			statement.setString(1, operationId);
@@ -243,7 +231,7 @@ public final class OperationLog {
 	 * @return how many were deleted
 	 */
 	public int deleteAppliedBefore(Connection connection, Instant cutoff, int limit) throws SQLException {
-		String sql = (database(connection) == Database.MYSQL)
+		String sql = database(connection).isMySqlFamily()
 				// MySQL and MariaDB cannot read the table a DELETE writes in a subquery;
 				// the
 				// order keeps the statement deterministic for statement-based
@@ -413,7 +401,7 @@ public final class OperationLog {
 			return new Attempt(false, find(connection, database, operationId));
 		}
 		catch (SQLException ex) {
-			if (isMissingTable(ex)) {
+			if (SqlStates.isMissingTable(ex)) {
 				throw new InvalidDataAccessResourceUsageException("The table " + TABLE + " that records the operations "
 						+ "applied once is missing (" + ex.getMessage() + "). Create it with "
 						+ "fencing.jdbc.initialize-schema=always (with the database token source), or run the DDL of "
@@ -424,12 +412,6 @@ public final class OperationLog {
 		}
 	}
 
-	/** A table the database does not have: PostgreSQL, MySQL and MariaDB, H2. */
-	static boolean isMissingTable(SQLException ex) {
-		String state = ex.getSQLState();
-		return "42P01".equals(state) || "42S02".equals(state) || "42S04".equals(state) || "42102".equals(state);
-	}
-
 	private static boolean inserted(Connection connection, String operationId, @Nullable FencingToken token,
 			String digest, int assumedRowCount) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(INSERT)) {
@@ -437,7 +419,7 @@ public final class OperationLog {
 			return statement.executeUpdate() == 1;
 		}
 		catch (SQLException ex) {
-			if (isDuplicateKey(ex)) {
+			if (SqlStates.isDuplicateKey(ex)) {
 				// MySQL, MariaDB and H2 go on with the transaction after it.
 				return false;
 			}
@@ -480,15 +462,10 @@ public final class OperationLog {
 		return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
 	}
 
-	private static boolean isDuplicateKey(SQLException ex) {
-		String state = ex.getSQLState();
-		return state != null && (state.equals("23505") || (state.equals("23000") && ex.getErrorCode() == 1062));
-	}
-
 	private static @Nullable Applied find(Connection connection, Database database, String operationId)
 			throws SQLException {
 		try (PreparedStatement statement = connection
-			.prepareStatement((database == Database.MYSQL) ? SELECT_MYSQL : SELECT)) {
+			.prepareStatement(database.isMySqlFamily() ? SELECT_MYSQL : SELECT)) {
 			statement.setString(1, operationId);
 			try (ResultSet row = statement.executeQuery()) {
 				if (!row.next()) {
@@ -508,9 +485,7 @@ public final class OperationLog {
 	private Database database(Connection connection) throws SQLException {
 		Database database = this.database;
 		if (database == null) {
-			String product = connection.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
-			database = product.contains("postgres") ? Database.POSTGRESQL
-					: (product.contains("mysql") || product.contains("mariadb")) ? Database.MYSQL : Database.OTHER;
+			database = Database.of(connection);
 			this.database = database;
 		}
 		return database;
@@ -553,12 +528,6 @@ public final class OperationLog {
 	public interface Application<T> {
 
 		T apply() throws SQLException;
-
-	}
-
-	private enum Database {
-
-		POSTGRESQL, MYSQL, OTHER
 
 	}
 

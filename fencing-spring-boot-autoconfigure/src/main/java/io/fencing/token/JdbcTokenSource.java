@@ -15,6 +15,7 @@ import javax.sql.DataSource;
 
 import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
+import io.fencing.database.SqlStates;
 import io.fencing.fence.FencedConnections;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -91,25 +92,13 @@ public final class JdbcTokenSource implements TokenSource {
 	}
 
 	/**
-	 * The platform of the starter's schema script for the database behind
-	 * {@code dataSource}, decided as the token source decides where its tokens come from
-	 * (MariaDB also when its driver reports MySQL).
-	 * @throws MetaDataAccessException when the database cannot be asked
-	 */
-	public static String schemaPlatform(DataSource dataSource) throws MetaDataAccessException {
-		return JdbcUtils.extractDatabaseMetaData(dataSource,
-				(metaData) -> Database.of(metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion())
-					.platform());
-	}
-
-	/**
 	 * Whether the starter has a schema for the database behind {@code dataSource}
 	 * (PostgreSQL, MariaDB, MySQL, H2), so that it can take tokens from it; {@code false}
 	 * too when the database cannot be asked.
 	 */
 	public static boolean hasSchemaFor(DataSource dataSource) {
 		try {
-			return !"other".equals(schemaPlatform(dataSource));
+			return io.fencing.database.Database.of(dataSource) != io.fencing.database.Database.OTHER;
 		}
 		catch (MetaDataAccessException | RuntimeException ex) {
 			return false;
@@ -156,14 +145,12 @@ public final class JdbcTokenSource implements TokenSource {
 					+ "lower would issue them again", ex);
 		}
 		catch (SQLException ex) {
-			String state = String.valueOf(ex.getSQLState());
-			if (state.startsWith("08")) {
+			if (SqlStates.isConnectionFailure(ex)) {
 				logger.warn("Could not check the fencing token source, " + description() + ": " + ex.getMessage());
 				return;
 			}
 			String counter = counter();
-			// H2 says 90036 for a sequence it does not have.
-			if (!state.startsWith("42") && !state.equals("90036")) {
+			if (!SqlStates.isMissingObject(ex)) {
 				// It exists, but this connection cannot use it (a read-only replica,
 				// say).
 				throw new IllegalStateException("fencing.token-source=database takes its tokens from the " + counter
@@ -266,8 +253,7 @@ public final class JdbcTokenSource implements TokenSource {
 	private Database database(Connection connection) throws SQLException {
 		Database database = this.database;
 		if (database == null) {
-			database = Database.of(connection.getMetaData().getDatabaseProductName(),
-					connection.getMetaData().getDatabaseProductVersion());
+			database = Database.of(io.fencing.database.Database.of(connection));
 			this.database = database;
 		}
 		return database;
@@ -306,22 +292,15 @@ public final class JdbcTokenSource implements TokenSource {
 	 */
 	private record Database(String nextValueSql, String platform, boolean counterRow) {
 
-		static Database of(String productName, String productVersion) {
-			// MariaDB's driver can call it MySQL (useMysqlMetadata); its version says.
-			String product = (productName + " " + productVersion).toLowerCase(Locale.ROOT);
-			if (product.contains("mariadb")) {
-				return new Database("SELECT NEXT VALUE FOR " + SEQUENCE, "mariadb", false);
-			}
-			if (product.contains("mysql")) {
-				return new Database("UPDATE " + COUNTER_TABLE + " SET token = LAST_INSERT_ID(token + 1) WHERE id = 1",
-						"mysql", true);
-			}
-			if (product.contains("postgres")) {
-				return new Database("SELECT nextval('" + SEQUENCE + "')", "postgresql", false);
-			}
-			// H2, and the standard form elsewhere (with no schema script of the
-			// starter's).
-			return new Database("SELECT NEXT VALUE FOR " + SEQUENCE, product.contains("h2") ? "h2" : "other", false);
+		static Database of(io.fencing.database.Database database) {
+			return switch (database) {
+				case MYSQL ->
+					new Database("UPDATE " + COUNTER_TABLE + " SET token = LAST_INSERT_ID(token + 1) WHERE id = 1",
+							database.platform(), true);
+				case POSTGRESQL -> new Database("SELECT nextval('" + SEQUENCE + "')", database.platform(), false);
+				// MariaDB, H2, and the standard form elsewhere.
+				default -> new Database("SELECT NEXT VALUE FOR " + SEQUENCE, database.platform(), false);
+			};
 		}
 
 		String counter() {

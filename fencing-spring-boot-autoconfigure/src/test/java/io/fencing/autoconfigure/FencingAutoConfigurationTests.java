@@ -93,6 +93,16 @@ class FencingAutoConfigurationTests {
 	}
 
 	@Test
+	void anExpiredRowsBeanOfTheApplicationsOwnLeavesTheStartersInPlace() {
+		this.contextRunner
+			.withBean("ownExpiredRows", ExpiredRows.class,
+					() -> new ExpiredRows(
+							List.of(new ExpiredRows.Kept("own rows", Duration.ofDays(1), (cutoff, limit) -> 0))))
+			.run((context) -> assertThat(context.getBeansOfType(ExpiredRows.class)).containsOnlyKeys("ownExpiredRows",
+					"fencingExpiredRows"));
+	}
+
+	@Test
 	void aRetentionThatIsNotPositiveFailsTheStartupNamingIt() {
 		this.contextRunner.withPropertyValues("fencing.operations.retention=0s")
 			.run((context) -> assertThat(context).hasFailed()

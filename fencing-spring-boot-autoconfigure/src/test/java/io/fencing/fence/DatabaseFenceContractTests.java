@@ -4,11 +4,14 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
@@ -22,6 +25,7 @@ import io.fencing.context.TokenBindings.Binding;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.jdbc.UnfencedWrites;
 import io.fencing.testsupport.Causes;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -60,6 +64,9 @@ abstract class DatabaseFenceContractTests {
 
 	/** A new pool of the given size on the database under test. */
 	protected abstract HikariDataSource pool(int size);
+
+	/** How many statements of the database under test wait for a lock. */
+	protected abstract String lockWaitsQuery();
 
 	@BeforeEach
 	void createFencedTable() {
@@ -209,11 +216,132 @@ abstract class DatabaseFenceContractTests {
 		assertThat(tables.removeTombstonesDeletedBefore(Instant.now().minus(Duration.ofDays(1)), 1000)).isZero();
 		assertThatExceptionOfType(DataAccessException.class).isThrownBy(() -> as(2,
 				() -> this.plain.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 5)")));
-		// Past its retention it is gone, and a key deleted that long ago is new again.
-		assertThat(tables.removeTombstonesDeletedBefore(Instant.now().plus(Duration.ofMinutes(1)), 1000))
-			.isGreaterThanOrEqualTo(1);
+		// Past its retention it is gone, and a key deleted that long ago is new again;
+		// another application's tables keep theirs.
+		String other = this.table + "_other";
+		this.unfenced.update("INSERT INTO " + FenceDialect.TOMBSTONES + " (table_name, row_key, token, deleted_at) "
+				+ "VALUES (?, 'k', 9, ?)", other, Timestamp.valueOf("2020-01-01 00:00:00"));
+		try {
+			assertThat(tables.removeTombstonesDeletedBefore(Instant.now().plus(Duration.ofMinutes(1)), 1000)).isOne();
+			assertThat(this.unfenced.queryForObject(
+					"SELECT COUNT(*) FROM " + FenceDialect.TOMBSTONES + " WHERE table_name = ?", Integer.class, other))
+				.isOne();
+		}
+		finally {
+			this.unfenced.update("DELETE FROM " + FenceDialect.TOMBSTONES + " WHERE table_name = ?", other);
+		}
 		as(2, () -> this.plain.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 5)"));
 		assertThat(row("A-1")).containsExactly(5, 2L);
+	}
+
+	/**
+	 * A stale owner's transaction that read before a newer owner deleted a row (its
+	 * snapshot, in MariaDB's REPEATABLE READ, predates the deletion) still meets the
+	 * deletion's token.
+	 */
+	@Test
+	void aStaleTransactionWhoseSnapshotPredatesADeletionCannotInsertTheKeyAgain() throws Exception {
+		try (HikariDataSource two = pool(2)) {
+			DataSource fenced = new FencedDataSource(two);
+			try (Connection stale = fenced.getConnection()) {
+				stale.setAutoCommit(false);
+				try {
+					as(2, () -> {
+						try (Statement statement = stale.createStatement()) {
+							statement.executeQuery("SELECT quantity FROM " + this.table + " WHERE sku = 'B-2'").close();
+						}
+						return null;
+					});
+					as(5, () -> new JdbcTemplate(fenced).update("DELETE FROM " + this.table + " WHERE sku = 'A-1'"));
+					SQLException refused = as(2, () -> {
+						try (Statement statement = stale.createStatement()) {
+							statement.executeUpdate(
+									"INSERT INTO " + this.table + " (sku, quantity, last_token) VALUES ('A-1', 5, 0)");
+							return null;
+						}
+						catch (SQLException ex) {
+							return ex;
+						}
+					});
+					assertThat((Throwable) refused).isNotNull()
+						.hasMessageContaining("token 2 is older than accepted token 5")
+						.cause()
+						.isInstanceOf(StaleWriterException.class);
+				}
+				finally {
+					stale.rollback();
+					stale.setAutoCommit(true);
+				}
+			}
+		}
+		assertThat(count()).isEqualTo(2);
+	}
+
+	/**
+	 * A stale owner's insert that arrives while a newer owner's deletion of the key is
+	 * not yet committed waits for it, and is then refused by the token it left.
+	 */
+	@Test
+	void aStaleInsertDuringADeletionInProgressIsRefusedOnceTheDeletionCommits() throws Exception {
+		staleInsertDuringADeletionInProgress((staleInsert, deletion) -> {
+			Awaitility.await().until(() -> this.unfenced.queryForObject(lockWaitsQuery(), Integer.class) > 0);
+			assertThat(staleInsert).isNotDone();
+			deletion.commit();
+			assertThat(staleInsert).failsWithin(10, TimeUnit.SECONDS)
+				.withThrowableThat()
+				.satisfies((failure) -> assertThat(Causes.of(failure))
+					.hasAtLeastOneElementOfType(StaleWriterException.class));
+		});
+	}
+
+	/**
+	 * A newer owner (token 5) deletes A-1 in a transaction left open while a stale owner
+	 * (token 2) inserts it on another connection; {@code meanwhile} sees to the rest.
+	 * Nothing of the stale insert is written.
+	 */
+	protected void staleInsertDuringADeletionInProgress(Meanwhile meanwhile) throws Exception {
+		try (HikariDataSource pool = pool(3)) {
+			DataSource fenced = new FencedDataSource(pool);
+			as(5, () -> {
+				try (Connection newer = fenced.getConnection()) {
+					newer.setAutoCommit(false);
+					try (Statement statement = newer.createStatement()) {
+						statement.executeUpdate("DELETE FROM " + this.table + " WHERE sku = 'A-1'");
+					}
+					CompletableFuture<Integer> staleInsert = CompletableFuture
+						.supplyAsync(() -> as(2, () -> new JdbcTemplate(fenced)
+							.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 5)")));
+					meanwhile.run(staleInsert, newer);
+				}
+				return null;
+			});
+		}
+		assertThat(this.unfenced.queryForObject("SELECT COUNT(*) FROM " + this.table + " WHERE sku = 'A-1'",
+				Integer.class))
+			.isZero();
+	}
+
+	interface Meanwhile {
+
+		void run(CompletableFuture<Integer> staleInsert, Connection deletion) throws Exception;
+
+	}
+
+	@Test
+	void anUpdateThatGivesARowADeletedKeyIsRefusedAndOneThatGivesUpAKeyLeavesItsToken() {
+		as(5, () -> this.plain.update("DELETE FROM " + this.table + " WHERE sku = 'A-1'"));
+		assertThatExceptionOfType(StaleWriterException.class).isThrownBy(
+				() -> as(2, () -> this.template.update("UPDATE " + this.table + " SET sku = 'A-1' WHERE sku = 'B-2'")))
+			.withMessageContaining("token 2 is older than accepted token 5");
+		assertThat(row("B-2")).containsExactly(20, 0L);
+		as(6, () -> this.plain.update("UPDATE " + this.table + " SET sku = 'Z-9' WHERE sku = 'C-3'"));
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> as(5,
+					() -> this.template.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('C-3', 3)")))
+			.withMessageContaining("token 5 is older than accepted token 6");
+		// An update that keeps its key is checked as before.
+		as(5, () -> this.plain.update("UPDATE " + this.table + " SET quantity = 21 WHERE sku = 'B-2'"));
+		assertThat(row("B-2")).containsExactly(21, 5L);
 	}
 
 	@Test

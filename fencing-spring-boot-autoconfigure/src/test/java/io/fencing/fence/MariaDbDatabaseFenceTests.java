@@ -10,4 +10,9 @@ class MariaDbDatabaseFenceTests extends DatabaseFenceContractTests {
 		return poolLike(TestServices.mariadb(), size);
 	}
 
+	@Override
+	protected String lockWaitsQuery() {
+		return "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
+	}
+
 }

@@ -10,4 +10,9 @@ class MySqlDriverDatabaseFenceTests extends DatabaseFenceContractTests {
 		return poolLike(TestServices.mariadbThroughMySqlDriver(), size);
 	}
 
+	@Override
+	protected String lockWaitsQuery() {
+		return "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
+	}
+
 }

@@ -29,9 +29,9 @@ import io.fencing.OnBusy;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.FencingContext;
+import io.fencing.database.Database;
 import io.fencing.fence.FenceRefusals;
 import io.fencing.jdbc.IdempotentOperations;
-import io.fencing.token.JdbcTokenSource;
 import io.fencing.jdbc.UnfencedWrites;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
@@ -132,8 +132,8 @@ abstract class FencedEntityContractTests {
 		this.contextRunner.run((context) -> {
 			assertThat(context).hasNotFailed();
 			DataSource dataSource = context.getBean(DataSource.class);
-			new ResourceDatabasePopulator(new ClassPathResource(
-					"io/fencing/jdbc/schema-" + JdbcTokenSource.schemaPlatform(dataSource) + ".sql"))
+			new ResourceDatabasePopulator(
+					new ClassPathResource("io/fencing/jdbc/schema-" + Database.of(dataSource).platform() + ".sql"))
 				.execute(dataSource);
 			IdempotentOperations operations = new IdempotentOperations(new JdbcTemplate(dataSource));
 			PlainStocks stocks = context.getBean(PlainStocks.class);

@@ -15,9 +15,9 @@ import javax.sql.DataSource;
 
 import io.fencing.OperationReplayedEvent;
 import io.fencing.StaleWriterException;
+import io.fencing.database.Database;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.testsupport.BoundTokens;
-import io.fencing.token.JdbcTokenSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -59,8 +59,8 @@ abstract class GuardedUpdateOnceContractTests {
 	@BeforeEach
 	void createTables() throws Exception {
 		this.dataSource = dataSource();
-		new ResourceDatabasePopulator(new ClassPathResource(
-				"io/fencing/jdbc/schema-" + JdbcTokenSource.schemaPlatform(this.dataSource) + ".sql"))
+		new ResourceDatabasePopulator(
+				new ClassPathResource("io/fencing/jdbc/schema-" + Database.of(this.dataSource).platform() + ".sql"))
 			.execute(this.dataSource);
 		this.jdbc = new FencedJdbcTemplate(this.dataSource);
 		this.jdbc.setApplicationEventPublisher((event) -> {

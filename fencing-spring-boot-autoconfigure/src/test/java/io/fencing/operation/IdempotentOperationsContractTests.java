@@ -29,13 +29,13 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.OperationReplayedEvent;
+import io.fencing.database.Database;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.testsupport.BoundTokens;
 import io.fencing.jdbc.IdempotentOperations;
 import io.fencing.testsupport.Latches;
 import io.fencing.testsupport.TestServices;
-import io.fencing.token.JdbcTokenSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -93,7 +93,7 @@ abstract class IdempotentOperationsContractTests {
 	void createTables() throws Exception {
 		DataSource dataSource = dataSource();
 		new ResourceDatabasePopulator(
-				new ClassPathResource("io/fencing/jdbc/schema-" + JdbcTokenSource.schemaPlatform(dataSource) + ".sql"))
+				new ClassPathResource("io/fencing/jdbc/schema-" + Database.of(dataSource).platform() + ".sql"))
 			.execute(dataSource);
 		this.jdbc = new JdbcTemplate(dataSource);
 		this.jdbc.execute("CREATE TABLE " + this.stock + " (sku VARCHAR(32) PRIMARY KEY, quantity INT NOT NULL, "

@@ -7,6 +7,8 @@ import java.time.LocalDate;
 import java.util.Date;
 import java.util.List;
 
+import io.fencing.database.SqlStates;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.SqlParameterValue;
@@ -61,12 +63,12 @@ class OperationDigestTests {
 
 	@Test
 	void aDeadlockOrSerializationFailureEndedTheTransactionOtherFailuresDidNot() {
-		assertThat(OperationLog.endedTheTransaction(new java.sql.SQLException("deadlock", "40001", 1213))).isTrue();
-		assertThat(OperationLog
+		assertThat(SqlStates.endedTheTransaction(new java.sql.SQLException("deadlock", "40001", 1213))).isTrue();
+		assertThat(SqlStates
 			.endedTheTransaction(new IllegalStateException(new java.sql.SQLException("deadlock detected", "40P01"))))
 			.isTrue();
-		assertThat(OperationLog.endedTheTransaction(new java.sql.SQLException("duplicate", "23505"))).isFalse();
-		assertThat(OperationLog.endedTheTransaction(new IllegalStateException("stale"))).isFalse();
+		assertThat(SqlStates.endedTheTransaction(new java.sql.SQLException("duplicate", "23505"))).isFalse();
+		assertThat(SqlStates.endedTheTransaction(new IllegalStateException("stale"))).isFalse();
 	}
 
 	private static String digest(Object... arguments) {

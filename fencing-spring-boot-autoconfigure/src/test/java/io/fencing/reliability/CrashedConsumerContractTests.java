@@ -11,10 +11,11 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
+import io.fencing.database.Database;
+
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.operation.OperationLog;
 import io.fencing.testsupport.BoundTokens;
-import io.fencing.token.JdbcTokenSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,7 +53,7 @@ abstract class CrashedConsumerContractTests {
 	void createTables() throws Exception {
 		DataSource dataSource = dataSource();
 		new ResourceDatabasePopulator(
-				new ClassPathResource("io/fencing/jdbc/schema-" + JdbcTokenSource.schemaPlatform(dataSource) + ".sql"))
+				new ClassPathResource("io/fencing/jdbc/schema-" + Database.of(dataSource).platform() + ".sql"))
 			.execute(dataSource);
 		this.jdbc = new JdbcTemplate(dataSource);
 		this.jdbc.execute("CREATE TABLE " + this.stock + " (sku VARCHAR(32) PRIMARY KEY, quantity INT NOT NULL, "

@@ -1,0 +1,86 @@
+package io.fencing.database;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Locale;
+
+import javax.sql.DataSource;
+
+import org.springframework.boot.jdbc.DatabaseDriver;
+import org.springframework.jdbc.support.JdbcUtils;
+import org.springframework.jdbc.support.MetaDataAccessException;
+
+/**
+ * The databases whose behaviour the starter depends on, recognised in this one place: by
+ * Boot's {@link DatabaseDriver}, and MariaDB also when its driver reports MySQL (MySQL's
+ * Connector/J, or MariaDB's with {@code useMysqlMetadata}), which its version says.
+ */
+public enum Database {
+
+	/** PostgreSQL. */
+	POSTGRESQL("postgresql"),
+
+	/** MariaDB 10.3 or later: sequences. */
+	MARIADB("mariadb"),
+
+	/** MySQL 8: no sequences. */
+	MYSQL("mysql"),
+
+	/** H2 2.x. */
+	H2("h2"),
+
+	/** Any other: the standard forms, and no schema of the starter's. */
+	OTHER("other");
+
+	private final String platform;
+
+	Database(String platform) {
+		this.platform = platform;
+	}
+
+	/** The database {@code metaData} describes. */
+	public static Database of(DatabaseMetaData metaData) throws SQLException {
+		String version = metaData.getDatabaseProductVersion();
+		if (version != null && version.toLowerCase(Locale.ROOT).contains("mariadb")) {
+			return MARIADB;
+		}
+		return switch (DatabaseDriver.fromProductName(metaData.getDatabaseProductName())) {
+			case POSTGRESQL -> POSTGRESQL;
+			case MARIADB -> MARIADB;
+			case MYSQL -> MYSQL;
+			case H2 -> H2;
+			default -> OTHER;
+		};
+	}
+
+	/** The database {@code connection} leads to. */
+	public static Database of(Connection connection) throws SQLException {
+		return of(connection.getMetaData());
+	}
+
+	/**
+	 * The database behind {@code dataSource}.
+	 * @throws MetaDataAccessException when it cannot be asked
+	 */
+	public static Database of(DataSource dataSource) throws MetaDataAccessException {
+		return JdbcUtils.extractDatabaseMetaData(dataSource, Database::of);
+	}
+
+	/**
+	 * MariaDB or MySQL: they read SQL alike, name schemas as catalogs, and run no trigger
+	 * for a foreign key's actions.
+	 */
+	public boolean isMySqlFamily() {
+		return this == MARIADB || this == MYSQL;
+	}
+
+	/**
+	 * The platform of the starter's schema script,
+	 * {@code io/fencing/jdbc/schema-<platform>.sql}; {@code other} has none.
+	 */
+	public String platform() {
+		return this.platform;
+	}
+
+}

@@ -1,0 +1,65 @@
+package io.fencing.database;
+
+import java.sql.SQLException;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SQLSTATEs the starter reads, in one place, with the vendor codes where a state is
+ * shared by several errors.
+ */
+public final class SqlStates {
+
+	/** The fence refused a write whose token is older than the row's. */
+	public static final String STALE_WRITE = "23F01";
+
+	/** The fence refused a write without a token. */
+	public static final String NO_TOKEN = "23F02";
+
+	private SqlStates() {
+	}
+
+	/** A table or sequence that does not exist. */
+	public static boolean isMissingObject(SQLException ex) {
+		String state = ex.getSQLState();
+		// H2 says 90036 for a sequence it does not have.
+		return state != null && (state.startsWith("42") || state.equals("90036"));
+	}
+
+	/** A table that does not exist. */
+	public static boolean isMissingTable(SQLException ex) {
+		String state = ex.getSQLState();
+		return "42P01".equals(state) || "42S02".equals(state) || "42S04".equals(state) || "42102".equals(state);
+	}
+
+	/** A duplicate key: PostgreSQL's and H2's state, MySQL's and MariaDB's code. */
+	public static boolean isDuplicateKey(SQLException ex) {
+		String state = ex.getSQLState();
+		return state != null && (state.equals("23505") || (state.equals("23000") && ex.getErrorCode() == 1062));
+	}
+
+	/** A connection that failed or could not be made. */
+	public static boolean isConnectionFailure(SQLException ex) {
+		String state = ex.getSQLState();
+		return state != null && state.startsWith("08");
+	}
+
+	/**
+	 * A failure that ended the whole transaction: a deadlock, a serialization failure.
+	 */
+	public static boolean endedTheTransaction(@Nullable Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SQLException ex && ex.getSQLState() != null && ex.getSQLState().startsWith("40")) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** A refusal of the database fence: only its own states, never a message alone. */
+	public static boolean isFenceRefusal(SQLException ex) {
+		String state = ex.getSQLState();
+		return STALE_WRITE.equals(state) || NO_TOKEN.equals(state);
+	}
+
+}
