@@ -2,6 +2,7 @@ package io.fencing.aop;
 
 import java.util.function.Supplier;
 
+import io.fencing.StaleWriterException;
 import io.fencing.run.FencedTaskRunner;
 import io.fencing.task.FencedTaskMethod;
 import io.fencing.task.FencedTaskResolver;
@@ -16,7 +17,10 @@ import org.springframework.aop.support.AopUtils;
 /**
  * Runs a {@link io.fencing.FencedTask} method through the {@link FencedTaskRunner}: the
  * lock is held until the method returns, or until the work it returns
- * ({@code CompletionStage}, {@code Mono}, {@code Flux}) has ended.
+ * ({@code CompletionStage}, {@code Mono}, {@code Flux}) has ended. A run that Spring's
+ * scheduler called, refused by a newer token, is the fence's outcome: reported once, not
+ * thrown to the scheduler (which logs it as an unexpected error); every other caller gets
+ * the {@link StaleWriterException}.
  */
 public class FencedTaskInterceptor implements MethodInterceptor {
 
@@ -52,7 +56,17 @@ public class FencedTaskInterceptor implements MethodInterceptor {
 			case MONO -> ReactiveTasks.mono(this.runner.get(), task, () -> perSubscription(invocation).proceed());
 			case FLUX -> ReactiveTasks.flux(this.runner.get(), task, () -> perSubscription(invocation).proceed());
 			default -> {
-				Object result = this.runner.get().run(task, (token) -> invocation.proceed());
+				Object result;
+				try {
+					result = this.runner.get().run(task, (token) -> invocation.proceed());
+				}
+				catch (StaleWriterException ex) {
+					if (!ScheduledCalls.isDirect()) {
+						throw ex;
+					}
+					ScheduledCalls.reportFencedOff(task, ex);
+					result = FencedTaskRunner.SKIPPED;
+				}
 				yield (result == FencedTaskRunner.SKIPPED) ? method.skippedResult() : result;
 			}
 		};
