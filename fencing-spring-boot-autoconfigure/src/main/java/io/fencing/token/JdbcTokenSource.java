@@ -17,6 +17,7 @@ import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
 import io.fencing.database.SqlStates;
 import io.fencing.fence.FencedConnections;
+import io.fencing.operation.OperationLog;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -126,16 +127,18 @@ public final class JdbcTokenSource implements TokenSource {
 	 * its sequence or counter row is missing, or when it holds both (two applications
 	 * that read it differently would take tokens from two counters); a database that does
 	 * not answer yet, or keeps the counter locked, is only warned about, as its tasks
-	 * will report it. Takes one value, which no task then gets.
+	 * will report it. Takes one value, which no task then gets. A missing operations
+	 * table is warned about, with the DDL.
 	 * @throws IllegalStateException when the sequence is missing or cannot be used
 	 */
 	public void checkSchema() {
 		try {
 			nextValue();
 			refuseTwoCounters();
+			warnOfAMissingOperationsTable();
 		}
 		catch (SQLTransientConnectionException | SQLTimeoutException ex) {
-			logger.warn("Could not check the fencing token source, " + description() + ": " + ex.getMessage());
+			logger.warn("Could not check the fencing token source, " + description() + ": " + firstLine(ex));
 		}
 		catch (MissingCounterRowException ex) {
 			throw new IllegalStateException("fencing.token-source=database takes its tokens from the " + counter()
@@ -146,7 +149,7 @@ public final class JdbcTokenSource implements TokenSource {
 		}
 		catch (SQLException ex) {
 			if (SqlStates.isConnectionFailure(ex)) {
-				logger.warn("Could not check the fencing token source, " + description() + ": " + ex.getMessage());
+				logger.warn("Could not check the fencing token source, " + description() + ": " + firstLine(ex));
 				return;
 			}
 			String counter = counter();
@@ -154,15 +157,46 @@ public final class JdbcTokenSource implements TokenSource {
 				// It exists, but this connection cannot use it (a read-only replica,
 				// say).
 				throw new IllegalStateException("fencing.token-source=database takes its tokens from the " + counter
-						+ ", which this DataSource cannot use: " + ex.getMessage() + ". Point it at a writable "
+						+ ", which this DataSource cannot use: " + firstLine(ex) + ". Point it at a writable "
 						+ "database, or set fencing.token-source=redis", ex);
 			}
 			throw new IllegalStateException("fencing.token-source=database takes its tokens from the " + counter
-					+ ", which the database cannot give (" + ex.getMessage() + "). If it is missing, create it with "
+					+ ", which the database cannot give (" + firstLine(ex) + "). If it is missing, create it with "
 					+ "fencing.jdbc.initialize-schema=always, or run this DDL (in a migration of yours):\n" + ddl()
 					+ "\nIf it exists, grant the application's user its use (" + grant() + "); or set "
 					+ "fencing.token-source=redis", ex);
 		}
+	}
+
+	/**
+	 * The operations table comes with the same DDL; {@code guardedUpdateOnce} and
+	 * {@code IdempotentOperations} fail without it, which the startup says, once.
+	 */
+	private void warnOfAMissingOperationsTable() {
+		try (Connection connection = this.dataSource.getConnection();
+				Statement statement = connection.createStatement()) {
+			statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+			statement.executeQuery("SELECT operation_id FROM " + OperationLog.TABLE + " WHERE 1 = 0").close();
+		}
+		catch (SQLException ex) {
+			if (SqlStates.isMissingTable(ex)) {
+				logger.warn("The table " + OperationLog.TABLE + ", where guardedUpdateOnce and IdempotentOperations "
+						+ "record the operation ids they applied, is missing from the database that issues the tokens: such "
+						+ "writes fail until it exists. Create it with "
+						+ "fencing.jdbc.initialize-schema=always, or run this DDL (it creates only what is missing), "
+						+ "in a migration of yours:\n" + ddl());
+			}
+		}
+	}
+
+	/**
+	 * The first line of a driver's message: PostgreSQL's go on with the position of the
+	 * error in the statement, which would split the sentence it is quoted in.
+	 */
+	private static String firstLine(SQLException ex) {
+		String message = String.valueOf(ex.getMessage());
+		int end = message.indexOf('\n');
+		return ((end < 0) ? message : message.substring(0, end)).trim();
 	}
 
 	/**

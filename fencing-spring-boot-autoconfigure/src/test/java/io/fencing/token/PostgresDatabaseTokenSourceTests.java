@@ -14,12 +14,18 @@ import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
+@ExtendWith(OutputCaptureExtension.class)
 class PostgresDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 
 	@Override
@@ -62,6 +68,35 @@ class PostgresDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 					.withMessageContaining("Could not take a token for lock 'waiting'");
 				holder.rollback();
 			}
+		}
+		finally {
+			admin.execute("DROP SCHEMA " + schema + " CASCADE");
+		}
+	}
+
+	/**
+	 * A schema without the starter's DDL: the missing sequence is named in one sentence
+	 * (PostgreSQL's message goes on with a position, left out), with the DDL; a sequence
+	 * without the operations table starts, and says so once, with the DDL.
+	 */
+	@Test
+	void aMissingSequenceOrOperationsTableIsNamedWithTheDdl(CapturedOutput output) {
+		String schema = "fencing_schema_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+		JdbcTemplate admin = new JdbcTemplate(TestServices.postgres());
+		admin.execute("CREATE SCHEMA " + schema);
+		try {
+			String url = Objects.requireNonNullElse(System.getenv(TestServices.POSTGRES_ENV),
+					"jdbc:postgresql://127.0.0.1:5432/test?user=postgres") + "&currentSchema=" + schema;
+			JdbcTokenSource source = new JdbcTokenSource(new DriverManagerDataSource(url));
+			assertThatIllegalStateException().isThrownBy(source::checkSchema)
+				.withMessageContaining("which the database cannot give (ERROR: relation \"fencing_token_seq\" "
+						+ "does not exist). If it is missing")
+				.withMessageNotContaining("Position:")
+				.withMessageContaining("CREATE SEQUENCE IF NOT EXISTS fencing_token_seq");
+			admin.execute("CREATE SEQUENCE " + schema + ".fencing_token_seq START WITH 1000000000000 CACHE 1");
+			source.checkSchema();
+			assertThat(output.getOut()).contains("The table fencing_operations, where guardedUpdateOnce")
+				.contains("CREATE TABLE IF NOT EXISTS fencing_operations");
 		}
 		finally {
 			admin.execute("DROP SCHEMA " + schema + " CASCADE");
