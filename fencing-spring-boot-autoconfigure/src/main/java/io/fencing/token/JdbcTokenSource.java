@@ -160,11 +160,13 @@ public final class JdbcTokenSource implements TokenSource {
 						+ ", which this DataSource cannot use: " + firstLine(ex) + ". Point it at a writable "
 						+ "database, or set fencing.token-source=redis", ex);
 			}
-			throw new IllegalStateException("fencing.token-source=database takes its tokens from the " + counter
-					+ ", which the database cannot give (" + firstLine(ex) + "). If it is missing, create it with "
-					+ "fencing.jdbc.initialize-schema=always, or run this DDL (in a migration of yours):\n" + ddl()
-					+ "\nIf it exists, grant the application's user its use (" + grant() + "); or set "
-					+ "fencing.token-source=redis", ex);
+			throw new MissingSchemaException(
+					"fencing.token-source=database takes its tokens from the " + counter
+							+ ", which the database cannot give (" + firstLine(ex) + ").",
+					"If it is missing, create it with fencing.jdbc.initialize-schema=always, or run this DDL (in a "
+							+ "migration of yours):\n" + ddl() + "\nIf it exists, grant the application's user its "
+							+ "use (" + grant() + "); or set fencing.token-source=redis",
+					ex);
 		}
 	}
 
@@ -307,6 +309,34 @@ public final class JdbcTokenSource implements TokenSource {
 			// the line below says what to create
 		}
 		return "CREATE SEQUENCE " + SEQUENCE + " START WITH 1000000000000;";
+	}
+
+	/**
+	 * The database cannot give tokens: what is missing, and what to do, for the startup's
+	 * report.
+	 */
+	public static final class MissingSchemaException extends IllegalStateException {
+
+		private final String description;
+
+		private final String action;
+
+		MissingSchemaException(String description, String action, Throwable cause) {
+			super(description + " " + action, cause);
+			this.description = description;
+			this.action = action;
+		}
+
+		/** What the database cannot give, and why. */
+		public String getDescription() {
+			return this.description;
+		}
+
+		/** How to create the schema, or to do without it. */
+		public String getAction() {
+			return this.action;
+		}
+
 	}
 
 	/** The counter table is there, its row is not. */

@@ -1,5 +1,6 @@
 package io.fencing.token;
 
+import java.util.UUID;
 import java.util.function.Consumer;
 
 import javax.sql.DataSource;
@@ -11,20 +12,30 @@ import io.fencing.lock.redisson.RedissonFencedLocks;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.Redisson;
 import org.redisson.config.Config;
 
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabase;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 
+@ExtendWith(OutputCaptureExtension.class)
 class H2DatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
@@ -80,6 +91,36 @@ class H2DatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 				.hasStackTraceContaining("which the database cannot give")
 				.hasStackTraceContaining("run this DDL")
 				.hasStackTraceContaining("CREATE SEQUENCE IF NOT EXISTS fencing_token_seq")));
+	}
+
+	/**
+	 * An application's start on a database without the sequence ends with one report, its
+	 * description and the DDL to run, not the same sentence in every exception that wraps
+	 * it.
+	 */
+	@Test
+	void aMissingSequenceIsReportedOnceWithTheDdl(CapturedOutput output) {
+		SpringApplication application = new SpringApplication(EmptyDatabaseApplication.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		assertThatException().isThrownBy(() -> application.run("--spring.main.banner-mode=off",
+				"--spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID(),
+				"--spring.data.redis.url=" + TestServices.redisUrl(), "--fencing.jdbc.initialize-schema=never"));
+		String out = output.toString();
+		assertThat(out).contains("APPLICATION FAILED TO START")
+			.contains("Description:")
+			.contains("Action:")
+			.contains("CREATE SEQUENCE IF NOT EXISTS fencing_token_seq");
+		// Spring's one line as it cancels the refresh, and the report: no stack trace.
+		assertThat(out.split("which the database cannot give", -1)).hasSize(3);
+		assertThat(out).doesNotContain("Caused by:");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ DataSourceAutoConfiguration.class, DataRedisAutoConfiguration.class,
+			FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
+			FencingTokenSourceAutoConfiguration.class })
+	static class EmptyDatabaseApplication {
+
 	}
 
 	/** A context with Redis locks that issue their own tokens, on an empty H2. */
