@@ -127,13 +127,15 @@ public final class JdbcTokenSource implements TokenSource {
 	 * its sequence or counter row is missing, or when it holds both (two applications
 	 * that read it differently would take tokens from two counters); a database that does
 	 * not answer yet, or keeps the counter locked, is only warned about, as its tasks
-	 * will report it. Takes one value, which no task then gets. A missing operations
-	 * table is warned about, with the DDL.
+	 * will report it. Takes no value (except on a database the starter has no schema
+	 * for). A missing operations table is warned about, with the DDL.
 	 * @throws IllegalStateException when the sequence is missing or cannot be used
 	 */
 	public void checkSchema() {
 		try {
-			nextValue();
+			if (!counterIsThere()) {
+				nextValue();
+			}
 			refuseTwoCounters();
 			warnOfAMissingOperationsTable();
 		}
@@ -168,6 +170,75 @@ public final class JdbcTokenSource implements TokenSource {
 							+ "use (" + grant() + "); or set fencing.token-source=redis",
 					ex);
 		}
+	}
+
+	/**
+	 * Whether the sequence or counter row is there for this DataSource to use, asked
+	 * without taking a value, so that a start draws no token.
+	 * @return {@code false} for a database the starter cannot ask so
+	 * @throws SQLException missing (a {@code 42} state), or not usable
+	 */
+	private boolean counterIsThere() throws SQLException {
+		try (Connection connection = this.dataSource.getConnection();
+				Statement statement = connection.createStatement()) {
+			statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+			switch (database(connection).platform()) {
+				case "postgresql" -> checkPostgresSequence(statement);
+				case "mysql" -> {
+					if (count(statement, "SELECT COUNT(*) FROM " + COUNTER_TABLE + " WHERE id = 1") == 0) {
+						throw new MissingCounterRowException();
+					}
+				}
+				case "mariadb" -> requireFound(statement, "SELECT COUNT(*) FROM information_schema.TABLES WHERE "
+						+ "TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '" + SEQUENCE + "' AND TABLE_TYPE = 'SEQUENCE'");
+				case "h2" -> requireFound(statement, "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SEQUENCES WHERE "
+						+ "SEQUENCE_SCHEMA = SCHEMA() AND SEQUENCE_NAME = '" + SEQUENCE.toUpperCase(Locale.ROOT) + "'");
+				default -> {
+					return false;
+				}
+			}
+			return true;
+		}
+	}
+
+	/**
+	 * PostgreSQL's sequence: there, usable by this user on a writable database, and
+	 * handing out one value at a time ({@code CACHE 1}): with a cache, each session takes
+	 * values from its own, and a later acquisition could get a lower token.
+	 */
+	private static void checkPostgresSequence(Statement statement) throws SQLException {
+		try (ResultSet found = statement.executeQuery("SELECT has_sequence_privilege(c.oid, 'USAGE'), "
+				+ "pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on', s.seqcache "
+				+ "FROM pg_class c JOIN pg_sequence s ON s.seqrelid = c.oid WHERE c.oid = to_regclass('" + SEQUENCE
+				+ "')")) {
+			if (!found.next()) {
+				throw new SQLException("relation \"" + SEQUENCE + "\" does not exist", "42P01");
+			}
+			if (!found.getBoolean(1)) {
+				throw new SQLException("permission denied for sequence " + SEQUENCE, "42501");
+			}
+			if (found.getBoolean(2)) {
+				throw new SQLException("the database is read-only (a standby, or default_transaction_read_only)",
+						"25006");
+			}
+			long cache = found.getLong(3);
+			if (cache > 1) {
+				throw new IllegalStateException("fencing.token-source=database takes its tokens from the sequence "
+						+ SEQUENCE + ", whose CACHE is " + cache + ": each session then hands out values from a cache "
+						+ "of its own, and a later acquisition could get a lower token than an earlier one. Run ALTER "
+						+ "SEQUENCE " + SEQUENCE + " CACHE 1");
+			}
+		}
+	}
+
+	private static void requireFound(Statement statement, String sql) throws SQLException {
+		if (count(statement, sql) == 0) {
+			throw new SQLException("no " + SEQUENCE + " in this schema", "42S02");
+		}
+	}
+
+	private static long count(Statement statement, String sql) throws SQLException {
+		return single(statement.executeQuery(sql), sql);
 	}
 
 	/**

@@ -74,6 +74,16 @@ abstract class DatabaseTokenSourceTests {
 		return "sequence " + JdbcTokenSource.SEQUENCE;
 	}
 
+	/** Checking the schema, as every start does, takes no token. */
+	@Test
+	void aStartDrawsNoToken() {
+		JdbcTokenSource source = new JdbcTokenSource(dataSource());
+		long before = source.next("start-check").value();
+		source.checkSchema();
+		source.checkSchema();
+		assertThat(source.next("start-check").value()).isEqualTo(before + 1);
+	}
+
 	@AfterEach
 	void cleanUp() {
 		this.servers.forEach(RedisServer::close);

@@ -77,7 +77,8 @@ class PostgresDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 	/**
 	 * A schema without the starter's DDL: the missing sequence is named in one sentence
 	 * (PostgreSQL's message goes on with a position, left out), with the DDL; a sequence
-	 * without the operations table starts, and says so once, with the DDL.
+	 * with a cache is refused; a sequence without the operations table starts, and says
+	 * so once, with the DDL.
 	 */
 	@Test
 	void aMissingSequenceOrOperationsTableIsNamedWithTheDdl(CapturedOutput output) {
@@ -89,11 +90,16 @@ class PostgresDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 					"jdbc:postgresql://127.0.0.1:5432/test?user=postgres") + "&currentSchema=" + schema;
 			JdbcTokenSource source = new JdbcTokenSource(new DriverManagerDataSource(url));
 			assertThatIllegalStateException().isThrownBy(source::checkSchema)
-				.withMessageContaining("which the database cannot give (ERROR: relation \"fencing_token_seq\" "
+				.withMessageContaining("which the database cannot give (relation \"fencing_token_seq\" "
 						+ "does not exist). If it is missing")
 				.withMessageNotContaining("Position:")
 				.withMessageContaining("CREATE SEQUENCE IF NOT EXISTS fencing_token_seq");
-			admin.execute("CREATE SEQUENCE " + schema + ".fencing_token_seq START WITH 1000000000000 CACHE 1");
+			// A cache would hand out values out of order across sessions.
+			admin.execute("CREATE SEQUENCE " + schema + ".fencing_token_seq START WITH 1000000000000 CACHE 20");
+			assertThatIllegalStateException().isThrownBy(source::checkSchema)
+				.withMessageContaining("whose CACHE is 20")
+				.withMessageContaining("ALTER SEQUENCE fencing_token_seq CACHE 1");
+			admin.execute("ALTER SEQUENCE " + schema + ".fencing_token_seq CACHE 1");
 			source.checkSchema();
 			assertThat(output.getOut()).contains("The table fencing_operations, where guardedUpdateOnce")
 				.contains("CREATE TABLE IF NOT EXISTS fencing_operations");
