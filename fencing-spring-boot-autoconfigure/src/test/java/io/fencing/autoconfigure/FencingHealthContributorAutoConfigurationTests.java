@@ -168,6 +168,7 @@ class FencingHealthContributorAutoConfigurationTests {
 				stock.write(jdbc, 7);
 				return token.value();
 			}).get()).isEqualTo(3L);
+			context.getBean(RedissonClient.class).getKeys().delete("redisson_lock_token:{" + lock + "}");
 		});
 	}
 

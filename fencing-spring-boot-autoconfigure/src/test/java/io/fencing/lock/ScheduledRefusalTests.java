@@ -11,8 +11,12 @@ import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.testsupport.TestServices;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -44,12 +48,28 @@ class ScheduledRefusalTests {
 	/** Above any token the test's Redis counter issues. */
 	private static final long NEWER = 1_000_000_000_000_000L;
 
+	private final String lock = "scheduled-" + UUID.randomUUID();
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 				FencingAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(), "fencing.token-source=redis",
-				"test.lock=scheduled-" + UUID.randomUUID())
+				"test.lock=" + this.lock)
 		.withUserConfiguration(JobConfiguration.class);
+
+	/** The lock's token counter, which Redis keeps for good. */
+	@AfterEach
+	void removeTheCounter() {
+		Config config = new Config();
+		config.useSingleServer().setAddress(TestServices.redisUrl());
+		RedissonClient redisson = Redisson.create(config);
+		try {
+			redisson.getKeys().delete("redisson_lock_token:{" + this.lock + "}");
+		}
+		finally {
+			redisson.shutdown();
+		}
+	}
 
 	@Test
 	void aRefusedScheduledRunIsReportedOnceAsTheFencesOutcome(CapturedOutput output) {

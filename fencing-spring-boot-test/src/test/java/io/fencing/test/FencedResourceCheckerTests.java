@@ -13,6 +13,7 @@ import io.fencing.redis.RedissonFencedValues;
 import io.fencing.testsupport.RedisCluster;
 import io.fencing.testsupport.TestServices;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -24,6 +25,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -128,8 +130,26 @@ class FencedResourceCheckerTests {
 		return new StringRedisTemplate(connections);
 	}
 
+	/** This run's keys share a prefix, removed from the shared Redis after the tests. */
+	private static final String RUN = "fenced-resource-check:" + UUID.randomUUID();
+
 	private static String key() {
-		return "fenced-resource-check:" + UUID.randomUUID();
+		return RUN + ":" + UUID.randomUUID();
+	}
+
+	@AfterAll
+	static void removeTheKeysOfThisRun() {
+		Config config = new Config();
+		config.useSingleServer().setAddress(TestServices.redisUrl());
+		RedissonClient redisson = Redisson.create(config);
+		try {
+			// The values, and their tokens' keys, which hold the value's key.
+			redisson.getKeys().deleteByPattern("*" + RUN + "*");
+			assertThat(redisson.getKeys().getKeysStreamByPattern("*" + RUN + "*").count()).isZero();
+		}
+		finally {
+			redisson.shutdown();
+		}
 	}
 
 	/**
