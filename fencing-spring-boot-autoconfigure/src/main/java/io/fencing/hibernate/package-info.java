@@ -4,6 +4,8 @@
  * fence ({@link io.fencing.fence}), which checks whatever statement Hibernate writes;
  * this package finds those tables, sends a task's pending changes before its token is
  * unbound, and reports the fence's refusals as Spring's translation would.
+ * <p>
+ * Internal: {@link io.fencing.jpa.FencingTokenColumn @FencingTokenColumn} is the API.
  */
 @NullMarked
 package io.fencing.hibernate;
