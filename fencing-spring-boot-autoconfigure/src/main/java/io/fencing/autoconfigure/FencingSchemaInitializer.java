@@ -24,20 +24,18 @@ public class FencingSchemaInitializer extends DataSourceScriptDatabaseInitialize
 	static final String SCHEMA_LOCATION = "optional:classpath:io/fencing/jdbc/schema-@@platform@@.sql";
 
 	/**
-	 * The script of the database as Boot's platform resolver names it, except for MariaDB
-	 * whose driver reports MySQL: the token source reads it as MariaDB, so it gets its
-	 * sequence, not MySQL's counter row.
+	 * The script of the database as the starter recognises it everywhere (MariaDB also
+	 * when its driver reports MySQL, so that it gets its sequence, not MySQL's counter
+	 * row).
 	 */
 	private static List<String> locations(DataSource dataSource) {
 		try {
-			if (Database.of(dataSource) == Database.MARIADB) {
-				return List.of(SCHEMA_LOCATION.replace("@@platform@@", "mariadb"));
-			}
+			return List.of(SCHEMA_LOCATION.replace("@@platform@@", Database.of(dataSource).platform()));
 		}
 		catch (MetaDataAccessException ex) {
 			// Boot's resolver says what it cannot find.
+			return new PlatformPlaceholderDatabaseDriverResolver().resolveAll(dataSource, SCHEMA_LOCATION);
 		}
-		return new PlatformPlaceholderDatabaseDriverResolver().resolveAll(dataSource, SCHEMA_LOCATION);
 	}
 
 	public FencingSchemaInitializer(DataSource dataSource, InitializeSchema mode) {
