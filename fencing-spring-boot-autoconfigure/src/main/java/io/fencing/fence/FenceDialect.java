@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 
 import io.fencing.database.Database;
 import io.fencing.database.SqlStates;
@@ -30,9 +31,14 @@ enum FenceDialect {
 	POSTGRESQL("SELECT set_config('fencing.token', ?, false)", true) {
 
 		@Override
-		List<String> ddl(FencedTable table, List<String> key) {
+		List<String> ddl(FencedTable table, List<String> key, @Nullable String schema) {
 			String column = table.tokenColumn();
 			String function = table.qualifiedFenceName();
+			// What the functions read and write, named in full: they run as their owner,
+			// and must never find a writer's own (temporary) table of that name.
+			String home = quoted(Objects.requireNonNull(schema, "schema")) + ".";
+			String fenced = home + table.name();
+			String tombstones = home + TOMBSTONES;
 			String truncate = table.fenceName() + "_truncate";
 			StringBuilder body = new StringBuilder();
 			// Run as its owner, with the names it was created with: whatever the writer's
@@ -58,14 +64,12 @@ enum FenceDialect {
 			if (!key.isEmpty()) {
 				// An insert of a key, or an update that gives a row another key, is
 				// checked
-				// against the key's deletion; an insert first waits for a deletion of the
-				// key in progress (the lock), so that the next statement sees its token.
+				// against the key's deletion, once a deletion of the key in progress has
+				// ended (the lock), so that the next statement sees its token.
 				body.append("  IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND " + keyChanged(key) + ") THEN\n" //
-						+ "    IF TG_OP = 'INSERT' THEN\n" //
-						+ "      PERFORM 1 FROM " + table.qualified() + " AS fenced WHERE "
-						+ matches("fenced", key, "NEW") + " FOR KEY SHARE;\n" //
-						+ "    END IF;\n" //
-						+ "    SELECT t.token INTO deleted FROM " + table.tombstones() + " AS t WHERE t.table_name = '"
+						+ "    PERFORM 1 FROM " + fenced + " AS fenced WHERE " + matches("fenced", key, "NEW")
+						+ " FOR KEY SHARE;\n" //
+						+ "    SELECT t.token INTO deleted FROM " + tombstones + " AS t WHERE t.table_name = '"
 						+ table.tombstoneName() + "' AND t.row_key = " + tombstoneKey(key, "NEW") + ";\n" //
 						+ "    accepted := GREATEST(accepted, deleted);\n" //
 						+ "  END IF;\n");
@@ -77,9 +81,8 @@ enum FenceDialect {
 					+ "  END IF;\n");
 			if (!key.isEmpty()) {
 				body.append("  IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND " + keyChanged(key) + ") THEN\n" //
-						+ "    INSERT INTO " + table.tombstones()
-						+ " AS t (table_name, row_key, token, deleted_at) VALUES ('" + table.tombstoneName() + "', "
-						+ tombstoneKey(key, "OLD")
+						+ "    INSERT INTO " + tombstones + " AS t (table_name, row_key, token, deleted_at) VALUES ('"
+						+ table.tombstoneName() + "', " + tombstoneKey(key, "OLD")
 						+ ", writer_token, now() AT TIME ZONE 'UTC') ON CONFLICT (table_name, row_key) DO UPDATE SET "
 						+ "token = GREATEST(t.token, EXCLUDED.token), deleted_at = EXCLUDED.deleted_at;\n" //
 						+ "  END IF;\n");
@@ -104,7 +107,7 @@ enum FenceDialect {
 							+ "    RAISE EXCEPTION 'fencing: TRUNCATE of fenced table " + table.qualified()
 							+ " carries no fencing token' USING ERRCODE = '" + NO_TOKEN_STATE + "';\n" //
 							+ "  END IF;\n" //
-							+ "  SELECT max(" + column + ") INTO accepted FROM " + table.qualified() + ";\n" //
+							+ "  SELECT max(" + column + ") INTO accepted FROM " + fenced + ";\n" //
 							+ "  IF accepted > writer::bigint THEN\n" //
 							+ "    RAISE EXCEPTION 'fencing: table " + table.qualified()
 							+ ": token % is older than accepted token %', writer::bigint, accepted USING ERRCODE = '"
@@ -122,7 +125,11 @@ enum FenceDialect {
 			return ddl;
 		}
 
-		private static final String DEFINER = "SECURITY DEFINER SET search_path FROM CURRENT";
+		/**
+		 * Run as the owner, with nothing a writer can put first on the path: the
+		 * temporary schema, searched first unless named, comes last.
+		 */
+		private static final String DEFINER = "SECURITY DEFINER SET search_path = pg_catalog, pg_temp";
 
 		private static String written(FencedTable table) {
 			return "NEW." + table.tokenColumn() + " := writer_token;";
@@ -198,9 +205,12 @@ enum FenceDialect {
 	MYSQL("SET @fencing_token = ?", false) {
 
 		@Override
-		List<String> ddl(FencedTable table, List<String> key) {
+		List<String> ddl(FencedTable table, List<String> key, @Nullable String schema) {
 			List<String> ddl = new ArrayList<>(tombstonesDdl(table, "DATETIME(6)",
 					", INDEX " + TOMBSTONES + "_deleted_at (deleted_at)) ENGINE = InnoDB"));
+			if (!key.isEmpty()) {
+				ddl.add(boundaries(table));
+			}
 			for (String operation : OPERATIONS) {
 				String trigger = table.qualifiedFenceName() + "_" + operation.toLowerCase(Locale.ROOT);
 				StringBuilder body = new StringBuilder();
@@ -268,6 +278,26 @@ enum FenceDialect {
 		}
 
 		private static final String REFUSED_WHEN = "accepted > CAST(@fencing_token AS SIGNED)";
+
+		/**
+		 * A row of token 0, never removed, at each of the 256 first bytes of the keys'
+		 * hashes: the insert's locking read of a key never deleted locks the gap between
+		 * its neighbours, and without them that gap is the table's whole range, which
+		 * every concurrent insert and delete of the table meet (deadlocks).
+		 */
+		private static String boundaries(FencedTable table) {
+			StringBuilder rows = new StringBuilder(
+					"INSERT IGNORE INTO " + table.tombstones() + " (table_name, row_key, token, deleted_at) VALUES ");
+			for (int first = 0; first < 256; first++) {
+				rows.append((first > 0) ? ", " : "")
+					.append("('")
+					.append(table.tombstoneName())
+					.append("', '")
+					.append(String.format("%02x", first))
+					.append("', 0, '9999-12-31 00:00:00')");
+			}
+			return rows.toString();
+		}
 
 		private static String written(FencedTable table) {
 			return "SET NEW." + table.tokenColumn() + " = CAST(@fencing_token AS SIGNED)";
@@ -375,7 +405,7 @@ enum FenceDialect {
 	H2("SET @fencing_token = ?", false) {
 
 		@Override
-		List<String> ddl(FencedTable table, List<String> key) {
+		List<String> ddl(FencedTable table, List<String> key, @Nullable String schema) {
 			// The trigger finds the table's key itself.
 			String trigger = h2Trigger(table, true);
 			List<String> ddl = new ArrayList<>(tombstonesDdl(table, "TIMESTAMP", ""));
@@ -459,8 +489,10 @@ enum FenceDialect {
 	/**
 	 * The statements that create the fence of {@code table}, each run on its own.
 	 * @param key the columns of its primary key, whose deleted values keep their tokens
+	 * @param schema the schema the table is in, as the database names it: where code that
+	 * runs as its owner finds it, whoever writes
 	 */
-	abstract List<String> ddl(FencedTable table, List<String> key);
+	abstract List<String> ddl(FencedTable table, List<String> key, @Nullable String schema);
 
 	/**
 	 * Whether {@code table} carries this starter's fence, on its token column and, for a

@@ -199,11 +199,12 @@ public final class FencedTables implements SmartInitializingSingleton {
 			throw new IllegalStateException("Fenced table " + table + " (" + by + "): " + unchecked);
 		}
 		List<String> key = primaryKey(connection, dialect, table);
+		String schema = schemaOf(connection, dialect, table);
 		if (dialect.hasFence(connection, table, key)) {
 			return;
 		}
 		if (this.create) {
-			create(connection, dialect, table, key);
+			create(connection, dialect, table, key, schema);
 			if (dialect.hasFence(connection, table, key)) {
 				logger.info("Created the database fence of table " + table);
 				return;
@@ -213,12 +214,12 @@ public final class FencedTables implements SmartInitializingSingleton {
 				+ ") does not carry the database fence on its token column " + table.tokenColumn()
 				+ ", so writes to it are not checked. "
 				+ "Create it with fencing.jdbc.initialize-schema=always, or run this DDL (in a migration of yours; "
-				+ "each statement on its own):\n" + ddl(dialect, table, key));
+				+ "each statement on its own):\n" + ddl(dialect, table, key, schema));
 	}
 
 	/** The DDL of the fence of {@code table}, statements separated by blank lines. */
-	static String ddl(FenceDialect dialect, FencedTable table, List<String> key) {
-		return String.join(";\n\n", dialect.ddl(table, key)) + ";";
+	static String ddl(FenceDialect dialect, FencedTable table, List<String> key, @Nullable String schema) {
+		return String.join(";\n\n", dialect.ddl(table, key, schema)) + ";";
 	}
 
 	/**
@@ -288,13 +289,13 @@ public final class FencedTables implements SmartInitializingSingleton {
 		return removed;
 	}
 
-	private static void create(Connection connection, FenceDialect dialect, FencedTable table, List<String> key)
-			throws SQLException {
+	private static void create(Connection connection, FenceDialect dialect, FencedTable table, List<String> key,
+			@Nullable String schema) throws SQLException {
 		boolean autoCommit = connection.getAutoCommit();
 		// On PostgreSQL the fence appears whole or not at all.
 		connection.setAutoCommit(false);
 		try (Statement statement = connection.createStatement()) {
-			for (String ddl : dialect.ddl(table, key)) {
+			for (String ddl : dialect.ddl(table, key, schema)) {
 				statement.execute(ddl);
 			}
 			connection.commit();

@@ -376,7 +376,7 @@ abstract class DatabaseFenceContractTests {
 			this.unfenced.execute((Connection connection) -> {
 				FenceDialect dialect = FenceDialect.of(connection.getMetaData());
 				try (Statement statement = connection.createStatement()) {
-					for (String ddl : dialect.ddl(table, List.of())) {
+					for (String ddl : dialect.ddl(table, List.of(), connection.getSchema())) {
 						statement.execute(ddl);
 					}
 					if (dialect == FenceDialect.H2) {

@@ -46,9 +46,16 @@ class PostgresDatabaseFenceTests extends DatabaseFenceContractTests {
 			JdbcTemplate writer = new JdbcTemplate(fenced);
 			try {
 				as(1, () -> writer.update("INSERT INTO " + table + " (\"Sku\") VALUES ('A-1')"));
+				// A writer's own temporary table of that name is never the fence's: the
+				// fence runs as its owner.
+				unfenced.execute("CREATE TEMP TABLE fencing_tombstones (table_name VARCHAR(200), row_key CHAR(64), "
+						+ "token BIGINT, deleted_at TIMESTAMP)");
 				unfenced.execute("SET search_path TO pg_catalog");
 				as(5, () -> writer.update("DELETE FROM " + schema + "." + table));
 				unfenced.execute("SET search_path TO DEFAULT");
+				assertThat(unfenced.queryForObject("SELECT COUNT(*) FROM pg_temp.fencing_tombstones", Integer.class))
+					.isZero();
+				unfenced.execute("DROP TABLE pg_temp.fencing_tombstones");
 				assertThatExceptionOfType(StaleWriterException.class)
 					.isThrownBy(() -> as(2,
 							() -> new FencedJdbcTemplate(fenced)
