@@ -25,6 +25,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import io.fencing.database.IdentifierCase;
 import io.fencing.fence.FencedTableSource.Declared;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -354,10 +355,7 @@ public final class FencedTables implements SmartInitializingSingleton {
 	}
 
 	private static String folded(DatabaseMetaData metaData, String identifier) throws SQLException {
-		if (metaData.storesUpperCaseIdentifiers()) {
-			return identifier.toUpperCase(Locale.ROOT);
-		}
-		return metaData.storesLowerCaseIdentifiers() ? identifier.toLowerCase(Locale.ROOT) : identifier;
+		return IdentifierCase.of(metaData).stored(identifier, false);
 	}
 
 }

@@ -10,13 +10,13 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.fencing.database.Database;
+import io.fencing.database.IdentifierCase;
 import io.fencing.jdbc.GuardedUpdate.Equality;
 import io.fencing.jdbc.GuardedUpdate.Identifier;
 import io.fencing.jdbc.GuardedUpdate.TableReference;
@@ -90,7 +90,7 @@ final class UniqueKeys {
 			}
 			boolean covered = false;
 			for (Equality equality : equalities) {
-				if (!names.stored(equality.column()).equals(column)) {
+				if (!stored(names, equality.column()).equals(column)) {
 					continue;
 				}
 				if (equality.literalType() != null) {
@@ -115,8 +115,7 @@ final class UniqueKeys {
 	private IdentifierCase identifierCase(DatabaseMetaData metaData) throws SQLException {
 		IdentifierCase names = this.identifierCase;
 		if (names == null) {
-			names = new IdentifierCase(metaData.storesUpperCaseIdentifiers(), metaData.storesLowerCaseIdentifiers(),
-					metaData.storesUpperCaseQuotedIdentifiers(), metaData.storesLowerCaseQuotedIdentifiers());
+			names = IdentifierCase.of(metaData);
 			this.identifierCase = names;
 		}
 		return names;
@@ -129,7 +128,7 @@ final class UniqueKeys {
 	@Nullable Boolean hasColumn(TableReference table, TokenColumn column, Connection connection) throws SQLException {
 		IdentifierCase names = identifierCase(connection.getMetaData());
 		Location location = Location.of(table, names, connection);
-		String stored = names.stored(new Identifier(column.name(), column.quoted()));
+		String stored = names.stored(column.name(), column.quoted());
 		boolean tableFound = false;
 		try (ResultSet rows = connection.getMetaData()
 			.getColumns(location.catalog(), location.schema(), location.name(), null)) {
@@ -204,33 +203,23 @@ final class UniqueKeys {
 	private record Location(@Nullable String catalog, @Nullable String schema, String name) {
 
 		static Location of(TableReference table, IdentifierCase names, Connection connection) throws SQLException {
-			String name = names.stored(table.name());
+			String name = stored(names, table.name());
 			if (table.qualifier() == null) {
 				return new Location(connection.getCatalog(), connection.getSchema(), name);
 			}
 			// MySQL and MariaDB: a qualified table name names a database, that is a
 			// catalog.
 			if (Database.of(connection).isMySqlFamily()) {
-				return new Location(names.stored(table.qualifier()), null, name);
+				return new Location(stored(names, table.qualifier()), null, name);
 			}
-			return new Location(null, names.stored(table.qualifier()), name);
+			return new Location(null, stored(names, table.qualifier()), name);
 		}
 
 	}
 
-	/** How the database stores identifiers, as its driver reports. */
-	private record IdentifierCase(boolean upper, boolean lower, boolean quotedUpper, boolean quotedLower) {
-
-		String stored(Identifier identifier) {
-			Objects.requireNonNull(identifier, "identifier");
-			boolean toUpper = identifier.quoted() ? this.quotedUpper : this.upper;
-			boolean toLower = identifier.quoted() ? this.quotedLower : this.lower;
-			if (toUpper) {
-				return identifier.name().toUpperCase(Locale.ROOT);
-			}
-			return toLower ? identifier.name().toLowerCase(Locale.ROOT) : identifier.name();
-		}
-
+	private static String stored(IdentifierCase names, @Nullable Identifier identifier) {
+		Objects.requireNonNull(identifier, "identifier");
+		return names.stored(identifier.name(), identifier.quoted());
 	}
 
 }
