@@ -184,7 +184,8 @@ public final class FencedTables implements SmartInitializingSingleton {
 	}
 
 	private void check(Connection connection, FenceDialect dialect, FencedTable table, String by) throws SQLException {
-		Boolean hasColumn = hasTokenColumn(connection, dialect, table);
+		String schema = schemaOf(connection, dialect, table);
+		Boolean hasColumn = hasTokenColumn(connection, dialect, table, schema);
 		if (hasColumn == null) {
 			throw new IllegalStateException(by + " names table " + table + ", which the database does not have (in "
 					+ where(connection, dialect, table) + "); create it first"
@@ -199,8 +200,7 @@ public final class FencedTables implements SmartInitializingSingleton {
 		if (unchecked != null) {
 			throw new IllegalStateException("Fenced table " + table + " (" + by + "): " + unchecked);
 		}
-		List<String> key = primaryKey(connection, dialect, table);
-		String schema = schemaOf(connection, dialect, table);
+		List<String> key = primaryKey(connection, dialect, table, schema);
 		if (dialect.hasFence(connection, table, key)) {
 			return;
 		}
@@ -227,10 +227,9 @@ public final class FencedTables implements SmartInitializingSingleton {
 	 * The columns of the table's primary key, whose deleted values keep their tokens;
 	 * none for a table without one.
 	 */
-	private static List<String> primaryKey(Connection connection, FenceDialect dialect, FencedTable table)
-			throws SQLException {
+	private static List<String> primaryKey(Connection connection, FenceDialect dialect, FencedTable table,
+			@Nullable String schema) throws SQLException {
 		DatabaseMetaData metaData = connection.getMetaData();
-		String schema = schemaOf(connection, dialect, table);
 		Map<Short, String> key = new TreeMap<>();
 		try (ResultSet columns = (dialect == FenceDialect.MYSQL)
 				? metaData.getPrimaryKeys(schema, null, folded(metaData, table.name()))
@@ -314,11 +313,10 @@ public final class FencedTables implements SmartInitializingSingleton {
 	 * Whether the table has its token column, or {@code null} when there is no such
 	 * table.
 	 */
-	private static @Nullable Boolean hasTokenColumn(Connection connection, FenceDialect dialect, FencedTable table)
-			throws SQLException {
+	private static @Nullable Boolean hasTokenColumn(Connection connection, FenceDialect dialect, FencedTable table,
+			@Nullable String schema) throws SQLException {
 		DatabaseMetaData metaData = connection.getMetaData();
 		boolean catalogs = dialect == FenceDialect.MYSQL;
-		String schema = schemaOf(connection, dialect, table);
 		boolean found = false;
 		try (ResultSet columns = catalogs ? metaData.getColumns(schema, null, folded(metaData, table.name()), null)
 				: metaData.getColumns(null, schema, folded(metaData, table.name()), null)) {

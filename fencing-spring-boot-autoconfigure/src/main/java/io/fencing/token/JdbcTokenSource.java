@@ -15,6 +15,7 @@ import javax.sql.DataSource;
 
 import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
+import io.fencing.database.Database;
 import io.fencing.database.SqlStates;
 import io.fencing.fence.FencedConnections;
 import io.fencing.operation.OperationLog;
@@ -52,7 +53,7 @@ public final class JdbcTokenSource implements TokenSource {
 	private final DataSource dataSource;
 
 	/** Known once a connection has been had. */
-	private volatile @Nullable Database database;
+	private volatile @Nullable Counter counter;
 
 	/**
 	 * @param dataSource the application's; a {@link TransactionAwareDataSourceProxy} is
@@ -99,7 +100,7 @@ public final class JdbcTokenSource implements TokenSource {
 	 */
 	public static boolean hasSchemaFor(DataSource dataSource) {
 		try {
-			return io.fencing.database.Database.of(dataSource) != io.fencing.database.Database.OTHER;
+			return Database.of(dataSource) != Database.OTHER;
 		}
 		catch (MetaDataAccessException | RuntimeException ex) {
 			return false;
@@ -182,7 +183,7 @@ public final class JdbcTokenSource implements TokenSource {
 		try (Connection connection = this.dataSource.getConnection();
 				Statement statement = connection.createStatement()) {
 			statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
-			switch (database(connection).platform()) {
+			switch (counter(connection).platform()) {
 				case "postgresql" -> checkPostgresSequence(statement);
 				case "mysql" -> {
 					if (count(statement, "SELECT COUNT(*) FROM " + COUNTER_TABLE + " WHERE id = 1") == 0) {
@@ -279,8 +280,8 @@ public final class JdbcTokenSource implements TokenSource {
 	 * own, and issue the same tokens twice.
 	 */
 	private void refuseTwoCounters() throws SQLException {
-		Database database = this.database;
-		if (database == null || !(database.platform().equals("mariadb") || database.platform().equals("mysql"))) {
+		Counter counter = this.counter;
+		if (counter == null || !(counter.platform().equals("mariadb") || counter.platform().equals("mysql"))) {
 			return;
 		}
 		try (Connection connection = this.dataSource.getConnection();
@@ -291,8 +292,8 @@ public final class JdbcTokenSource implements TokenSource {
 					"information_schema.tables");
 			if (found > 1) {
 				throw new IllegalStateException("fencing.token-source=database takes its tokens from the "
-						+ database.counter() + ", and this database also has the "
-						+ ((database.counterRow()) ? "sequence " + SEQUENCE : "counter table " + COUNTER_TABLE)
+						+ counter.named() + ", and this database also has the "
+						+ ((counter.counterRow()) ? "sequence " + SEQUENCE : "counter table " + COUNTER_TABLE)
 						+ ": an application that reads it as MySQL takes its tokens from the counter row, one that "
 						+ "reads it as MariaDB from the sequence, and the two would issue the same tokens. Keep the "
 						+ "one every application uses (MariaDB: the sequence; a driver or proxy that reports MySQL "
@@ -304,25 +305,25 @@ public final class JdbcTokenSource implements TokenSource {
 
 	/** The sequence or counter row, named; the sequence until the database is known. */
 	private String counter() {
-		Database database = this.database;
-		return (database != null) ? database.counter() : "sequence " + SEQUENCE;
+		Counter counter = this.counter;
+		return (counter != null) ? counter.named() : "sequence " + SEQUENCE;
 	}
 
 	private String grant() {
-		Database database = this.database;
-		return (database != null && database.counterRow()) ? "GRANT SELECT, UPDATE ON " + COUNTER_TABLE
+		Counter counter = this.counter;
+		return (counter != null && counter.counterRow()) ? "GRANT SELECT, UPDATE ON " + COUNTER_TABLE
 				: "PostgreSQL: GRANT USAGE ON SEQUENCE " + SEQUENCE;
 	}
 
 	private long nextValue() throws SQLException {
 		try (Connection connection = this.dataSource.getConnection()) {
-			Database database = database(connection);
+			Counter counter = counter(connection);
 			try (Statement statement = connection.createStatement()) {
 				// A statement that waits (a lock on the counter, a stalled server) keeps
 				// the caller and its lock: bounded.
 				statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
-				long value = database.counterRow() ? raiseCounterRow(statement, database.nextValueSql())
-						: single(statement.executeQuery(database.nextValueSql()), database.nextValueSql());
+				long value = counter.counterRow() ? raiseCounterRow(statement, counter.nextValueSql())
+						: single(statement.executeQuery(counter.nextValueSql()), counter.nextValueSql());
 				if (!connection.getAutoCommit()) {
 					connection.commit();
 				}
@@ -357,19 +358,19 @@ public final class JdbcTokenSource implements TokenSource {
 		}
 	}
 
-	private Database database(Connection connection) throws SQLException {
-		Database database = this.database;
-		if (database == null) {
-			database = Database.of(io.fencing.database.Database.of(connection));
-			this.database = database;
+	private Counter counter(Connection connection) throws SQLException {
+		Counter counter = this.counter;
+		if (counter == null) {
+			counter = Counter.of(Database.of(connection));
+			this.counter = counter;
 		}
-		return database;
+		return counter;
 	}
 
 	/** The DDL shipped for the database, read from the jar. */
 	private String ddl() {
-		Database database = this.database;
-		String platform = (database != null) ? database.platform() : "postgresql";
+		Counter counter = this.counter;
+		String platform = (counter != null) ? counter.platform() : "postgresql";
 		try (InputStream script = JdbcTokenSource.class
 			.getResourceAsStream("/io/fencing/jdbc/schema-" + platform + ".sql")) {
 			if (script != null) {
@@ -420,25 +421,26 @@ public final class JdbcTokenSource implements TokenSource {
 	}
 
 	/**
-	 * How a database is asked for the next value, and its schema script.
+	 * Where a database keeps the tokens, how it is asked for the next one, and its schema
+	 * script.
 	 *
 	 * @param counterRow whether the value comes from raising {@value #COUNTER_TABLE}'s
 	 * row rather than from a sequence
 	 */
-	private record Database(String nextValueSql, String platform, boolean counterRow) {
+	private record Counter(String nextValueSql, String platform, boolean counterRow) {
 
-		static Database of(io.fencing.database.Database database) {
+		static Counter of(Database database) {
 			return switch (database) {
 				case MYSQL ->
-					new Database("UPDATE " + COUNTER_TABLE + " SET token = LAST_INSERT_ID(token + 1) WHERE id = 1",
+					new Counter("UPDATE " + COUNTER_TABLE + " SET token = LAST_INSERT_ID(token + 1) WHERE id = 1",
 							database.platform(), true);
-				case POSTGRESQL -> new Database("SELECT nextval('" + SEQUENCE + "')", database.platform(), false);
+				case POSTGRESQL -> new Counter("SELECT nextval('" + SEQUENCE + "')", database.platform(), false);
 				// MariaDB, H2, and the standard form elsewhere.
-				default -> new Database("SELECT NEXT VALUE FOR " + SEQUENCE, database.platform(), false);
+				default -> new Counter("SELECT NEXT VALUE FOR " + SEQUENCE, database.platform(), false);
 			};
 		}
 
-		String counter() {
+		String named() {
 			return this.counterRow ? "counter row of table " + COUNTER_TABLE : "sequence " + SEQUENCE;
 		}
 

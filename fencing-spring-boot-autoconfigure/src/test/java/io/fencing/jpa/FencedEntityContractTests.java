@@ -52,9 +52,6 @@ import org.hibernate.StatelessSession;
 import org.hibernate.boot.model.naming.PhysicalNamingStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.redisson.Redisson;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -689,15 +686,7 @@ abstract class FencedEntityContractTests {
 		jdbc.update("DELETE FROM fencing_tombstones WHERE table_name LIKE ?",
 				"%" + this.suffix.toLowerCase(Locale.ROOT));
 		// Redisson's token counters of this test's locks, kept for good in Redis.
-		Config config = new Config();
-		config.useSingleServer().setAddress(TestServices.redisUrl());
-		RedissonClient redisson = Redisson.create(config);
-		try {
-			redisson.getKeys().deleteByPattern("redisson_lock_token:{" + this.lock + "*");
-		}
-		finally {
-			redisson.shutdown();
-		}
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
 	}
 
 	/** The lock's token while {@code body} runs in a transaction of its task. */

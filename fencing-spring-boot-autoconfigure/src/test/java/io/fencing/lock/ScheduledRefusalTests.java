@@ -14,9 +14,6 @@ import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.redisson.Redisson;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -60,15 +57,7 @@ class ScheduledRefusalTests {
 	/** The lock's token counter, which Redis keeps for good. */
 	@AfterEach
 	void removeTheCounter() {
-		Config config = new Config();
-		config.useSingleServer().setAddress(TestServices.redisUrl());
-		RedissonClient redisson = Redisson.create(config);
-		try {
-			redisson.getKeys().delete("redisson_lock_token:{" + this.lock + "}");
-		}
-		finally {
-			redisson.shutdown();
-		}
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "}");
 	}
 
 	@Test

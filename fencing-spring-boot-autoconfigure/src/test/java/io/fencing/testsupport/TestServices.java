@@ -12,6 +12,9 @@ import javax.sql.DataSource;
 
 import com.redis.testcontainers.RedisContainer;
 import com.zaxxer.hikari.HikariDataSource;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.JdbcDatabaseContainer;
 import org.testcontainers.mariadb.MariaDBContainer;
@@ -59,6 +62,22 @@ public final class TestServices {
 	}
 
 	/** A Redis URL such as {@code redis://127.0.0.1:6379}. */
+	/**
+	 * Removes the shared Redis's keys that match {@code pattern}: what a test left there
+	 * for good (Redisson's token counters, say).
+	 */
+	public static void deleteRedisKeys(String pattern) {
+		Config config = new Config();
+		config.useSingleServer().setAddress(redisUrl());
+		RedissonClient redisson = Redisson.create(config);
+		try {
+			redisson.getKeys().deleteByPattern(pattern);
+		}
+		finally {
+			redisson.shutdown();
+		}
+	}
+
 	public static String redisUrl() {
 		return (String) started.computeIfAbsent("redis", (key) -> {
 			String fromEnvironment = System.getenv(REDIS_ENV);
