@@ -16,6 +16,7 @@ import io.fencing.aop.FencedTaskInterceptor;
 import io.fencing.event.FencingEventCounters;
 import io.fencing.event.FencingEventPublisher;
 import io.fencing.event.RunEvents;
+import io.fencing.lock.DatabaseFencedLocks;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.redisson.RedissonFencedLocks;
 import io.fencing.observation.FencedTaskObservationConvention;
@@ -46,11 +47,13 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesBindin
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -60,20 +63,22 @@ import org.springframework.util.function.SingletonSupplier;
  * connection details, without touching the application's own Redis beans.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
-		"org.redisson.spring.starter.RedissonAutoConfigurationV2" })
-@ConditionalOnClass(RedissonClient.class)
+		"org.redisson.spring.starter.RedissonAutoConfigurationV2",
+		"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FencingProperties.class)
-@ImportRuntimeHints(FencingRuntimeHints.class)
-@Import({ FencingRedissonConfigurations.FromRedissonFile.class,
-		FencingRedissonConfigurations.FromConnectionDetails.class,
-		FencingRedissonConfigurations.WithoutConnectionDetails.class })
 public final class FencingAutoConfiguration {
 
 	/**
 	 * The name of the Redisson client the starter builds when the application has none.
 	 */
 	public static final String REDISSON_CLIENT_BEAN_NAME = "fencingRedissonClient";
+
+	/**
+	 * The lease of a database lock renewed until its release, extended every third of it,
+	 * as Redisson's watchdog does its 30 s.
+	 */
+	static final Duration RENEWED_LEASE = Duration.ofSeconds(30);
 
 	private static final Log logger = LogFactory.getLog(FencingAutoConfiguration.class);
 
@@ -92,33 +97,6 @@ public final class FencingAutoConfiguration {
 		return new OnBusySetting();
 	}
 
-	@Bean(name = REDISSON_CLIENT_BEAN_NAME, destroyMethod = "shutdown")
-	@ConditionalOnMissingBean({ RedissonClient.class, FencedLocks.class })
-	Redisson fencingRedissonClient(FencingRedissonConfig fencingRedissonConfig, FencingProperties fencing) {
-		Config config = fencingRedissonConfig.config();
-		// Not fail-fast: Redisson connects at the first command, and again at the next
-		// one after a failed connect, so the application starts without Redis.
-		config.setLazyInitialization(!fencing.getRedis().isFailFast());
-		try {
-			return (Redisson) Redisson.create(config);
-		}
-		catch (IllegalArgumentException ex) {
-			// Redisson's own checks, for example a configuration without servers.
-			throw new IllegalStateException("The fencing starter's Redisson client cannot be built from "
-					+ fencingRedissonConfig.location() + ": " + ex.getMessage(), ex);
-		}
-	}
-
-	@Bean
-	@ConditionalOnMissingBean(FencedLocks.class)
-	RedissonFencedLocks fencedLocks(RedissonClient redisson,
-			ObjectProvider<FencingRedissonConfig> fencingRedissonConfig, FencingProperties fencing,
-			ObjectProvider<DataSource> dataSources) {
-		FencingRedissonConfig own = fencingRedissonConfig.getIfAvailable();
-		return new RedissonFencedLocks(redisson, (own != null) ? own.location() : "the application's RedissonClient",
-				!fencing.takesTokensFromDatabase(dataSources.getIfUnique() != null));
-	}
-
 	@Bean
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -135,11 +113,24 @@ public final class FencingAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	FencedTaskRunner fencedTaskRunner(FencedLocks locks, ObjectProvider<TokenSource> tokenSource,
+	FencedTaskRunner fencedTaskRunner(ObjectProvider<FencedLocks> fencedLocks, ObjectProvider<TokenSource> tokenSource,
 			ObjectProvider<RunListener> listeners, ObjectProvider<DeferredWrites> deferredWrites,
 			FencingProperties fencing) {
+		FencedLocks locks = fencedLocks.getIfAvailable();
+		if (locks == null) {
+			throw new IllegalStateException("fencing.lock-store=redis takes the locks in Redis through Redisson, "
+					+ "which is not on the class path: add org.redisson:redisson (the starter brings it unless it is "
+					+ "excluded), or set fencing.lock-store=database to take them in the application's database");
+		}
 		TokenSource source = null;
-		if (locks.issuesTokens() && fencing.getTokenSource() == FencingProperties.TokenSourceType.DATABASE) {
+		if (locks instanceof DatabaseFencedLocks) {
+			// Its tokens are the database's, drawn with each grant; its table and the
+			// sequence are checked.
+			if (tokenSource.getIfAvailable() instanceof JdbcTokenSource jdbc) {
+				jdbc.checkSchema();
+			}
+		}
+		else if (locks.issuesTokens() && fencing.getTokenSource() == FencingProperties.TokenSourceType.DATABASE) {
 			// Its tokens would not be the database's: the database would issue them
 			// again.
 			throw new IllegalStateException("fencing.token-source=database, but the fenced locks ("
@@ -214,6 +205,84 @@ public final class FencingAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static FencedTaskBeanValidator fencedTaskBeanValidator(ObjectProvider<FencedTaskResolver> resolver) {
 		return new FencedTaskBeanValidator(SingletonSupplier.of(resolver::getObject));
+	}
+
+	/**
+	 * Locks in Redis ({@code fencing.lock-store: redis}, the default with Redisson on the
+	 * class path), on the application's {@link RedissonClient} or one the starter builds.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(RedissonClient.class)
+	@Conditional(OnLockStore.Redis.class)
+	@ImportRuntimeHints(FencingRuntimeHints.class)
+	@Import({ FencingRedissonConfigurations.FromRedissonFile.class,
+			FencingRedissonConfigurations.FromConnectionDetails.class,
+			FencingRedissonConfigurations.WithoutConnectionDetails.class })
+	static class RedisLockStoreConfiguration {
+
+		@Bean(name = REDISSON_CLIENT_BEAN_NAME, destroyMethod = "shutdown")
+		@ConditionalOnMissingBean({ RedissonClient.class, FencedLocks.class })
+		Redisson fencingRedissonClient(FencingRedissonConfig fencingRedissonConfig, FencingProperties fencing) {
+			Config config = fencingRedissonConfig.config();
+			// Not fail-fast: Redisson connects at the first command, and again at the
+			// next
+			// one after a failed connect, so the application starts without Redis.
+			config.setLazyInitialization(!fencing.getRedis().isFailFast());
+			try {
+				return (Redisson) Redisson.create(config);
+			}
+			catch (IllegalArgumentException ex) {
+				// Redisson's own checks, for example a configuration without servers.
+				throw new IllegalStateException("The fencing starter's Redisson client cannot be built from "
+						+ fencingRedissonConfig.location() + ": " + ex.getMessage(), ex);
+			}
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(FencedLocks.class)
+		RedissonFencedLocks fencedLocks(RedissonClient redisson,
+				ObjectProvider<FencingRedissonConfig> fencingRedissonConfig, FencingProperties fencing,
+				ObjectProvider<DataSource> dataSources) {
+			FencingRedissonConfig own = fencingRedissonConfig.getIfAvailable();
+			return new RedissonFencedLocks(redisson,
+					(own != null) ? own.location() : "the application's RedissonClient",
+					!fencing.takesTokensFromDatabase(dataSources.getIfUnique() != null));
+		}
+
+	}
+
+	/**
+	 * Locks in the application's database ({@code fencing.lock-store: database}, the
+	 * default without Redisson), which issues their tokens in the same statement.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(JdbcTemplate.class)
+	@Conditional(OnLockStore.Database.class)
+	static class DatabaseLockStoreConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(FencedLocks.class)
+		DatabaseFencedLocks fencedLocks(ObjectProvider<DataSource> dataSources, FencingProperties fencing,
+				ObjectProvider<FencingSchemaInitializer> schema) {
+			if (fencing.getTokenSource() == FencingProperties.TokenSourceType.REDIS) {
+				throw new IllegalStateException("fencing.lock-store=database takes each token from the database, in "
+						+ "the statement that takes the lock, and fencing.token-source=redis asks for Redisson's: "
+						+ "remove fencing.token-source, or set fencing.lock-store=redis");
+			}
+			DataSource dataSource = dataSources.getIfUnique();
+			if (dataSource == null) {
+				throw new IllegalStateException("fencing.lock-store=database takes the locks in the application's "
+						+ "DataSource, and there is no single DataSource: define one (spring.datasource.url), mark one "
+						+ "@Primary, or set fencing.lock-store=redis");
+			}
+			// The schema first, when the starter creates it.
+			schema.ifAvailable((initializer) -> {
+			});
+			DatabaseFencedLocks locks = new DatabaseFencedLocks(dataSource, RENEWED_LEASE);
+			locks.checkSchema();
+			return locks;
+		}
+
 	}
 
 	/** Counts the fencing events when the application has Micrometer. */

@@ -61,11 +61,19 @@ public class FencingProperties {
 	private final Map<String, Task> tasks = new LinkedHashMap<>();
 
 	/**
-	 * Where each acquisition's token comes from: database (a sequence in the
-	 * application's DataSource, taken once Redis has granted the lock; tokens rise across
-	 * anything Redis loses) or redis (Redisson's counter per lock name, repaired when
-	 * Redis loses it). Unset: database when the application has a single DataSource, else
-	 * redis.
+	 * Where the locks are taken: redis (a Redisson lock) or database (a row of the
+	 * fencing_lock table in the application's DataSource, taken and given its token from
+	 * the database's sequence in one statement; no Redis needed). Unset: redis when
+	 * Redisson is on the class path, else database.
+	 */
+	private @Nullable LockStoreType lockStore;
+
+	/**
+	 * Where each acquisition's token comes from with the Redis lock store: database (a
+	 * sequence in the application's DataSource, taken once Redis has granted the lock;
+	 * tokens rise across anything Redis loses) or redis (Redisson's counter per lock
+	 * name, which Redis must keep). Unset: database when the application has a single
+	 * DataSource, else redis. The database lock store always takes the database's.
 	 */
 	private @Nullable TokenSourceType tokenSource;
 
@@ -117,6 +125,14 @@ public class FencingProperties {
 
 	public Map<String, Task> getTasks() {
 		return this.tasks;
+	}
+
+	public @Nullable LockStoreType getLockStore() {
+		return this.lockStore;
+	}
+
+	public void setLockStore(@Nullable LockStoreType lockStore) {
+		this.lockStore = lockStore;
 	}
 
 	public @Nullable TokenSourceType getTokenSource() {
@@ -287,6 +303,20 @@ public class FencingProperties {
 		public void setStatementCacheSize(int statementCacheSize) {
 			this.statementCacheSize = statementCacheSize;
 		}
+
+	}
+
+	/** Where the locks are taken. */
+	public enum LockStoreType {
+
+		/** A Redisson lock in Redis. */
+		REDIS,
+
+		/**
+		 * A row of the fencing_lock table in the application's database, which issues the
+		 * token in the same statement.
+		 */
+		DATABASE
 
 	}
 

@@ -24,13 +24,19 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 @EnableConfigurationProperties(FencingProperties.class)
 public final class FencingRedisValuesAutoConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean
-	@ConditionalOnSingleCandidate(RedissonClient.class)
-	RedissonFencedValues redissonFencedValues(RedissonClient redisson, FencingProperties fencing) {
-		RedissonFencedValues values = new RedissonFencedValues(redisson);
-		values.setFencingEnabled(fencing.isEnabled());
-		return values;
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(RedissonClient.class)
+	static class RedissonValuesConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnSingleCandidate(RedissonClient.class)
+		RedissonFencedValues redissonFencedValues(RedissonClient redisson, FencingProperties fencing) {
+			RedissonFencedValues values = new RedissonFencedValues(redisson);
+			values.setFencingEnabled(fencing.isEnabled());
+			return values;
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,5 +1,8 @@
 package io.fencing.database;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
@@ -10,6 +13,7 @@ import javax.sql.DataSource;
 import org.springframework.boot.jdbc.DatabaseDriver;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.util.StreamUtils;
 
 /**
  * The databases whose behaviour the starter depends on, recognised in this one place: by
@@ -81,6 +85,23 @@ public enum Database {
 	 */
 	public String platform() {
 		return this.platform;
+	}
+
+	/**
+	 * The starter's schema script for this database (PostgreSQL's for one it has none
+	 * for), to print where something of it is missing: it creates only what is.
+	 */
+	public String schemaScript() {
+		String platform = (this != OTHER) ? this.platform : POSTGRESQL.platform;
+		try (InputStream script = Database.class.getResourceAsStream("/io/fencing/jdbc/schema-" + platform + ".sql")) {
+			if (script != null) {
+				return StreamUtils.copyToString(script, StandardCharsets.UTF_8);
+			}
+		}
+		catch (IOException ex) {
+			// Said below.
+		}
+		return "(the script io/fencing/jdbc/schema-" + platform + ".sql in the starter's jar)";
 	}
 
 }

@@ -38,6 +38,18 @@ public final class SqlStates {
 		return state != null && (state.equals("23505") || (state.equals("23000") && ex.getErrorCode() == 1062));
 	}
 
+	/**
+	 * Another transaction held what the statement needed: a deadlock, a serialization
+	 * failure, a lock wait that timed out (PostgreSQL's {@code lock_timeout}, MariaDB's
+	 * and MySQL's {@code innodb_lock_wait_timeout}, H2's lock timeout). Trying again may
+	 * pass.
+	 */
+	public static boolean isContention(SQLException ex) {
+		String state = ex.getSQLState();
+		return (state != null && (state.startsWith("40") || state.equals("55P03"))) || ex.getErrorCode() == 1205
+				|| ("HYT00".equals(state) && ex.getErrorCode() == 50200);
+	}
+
 	/** A connection that failed or could not be made. */
 	public static boolean isConnectionFailure(SQLException ex) {
 		String state = ex.getSQLState();

@@ -12,10 +12,10 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * The health of the fence: UP when every Redis master, where locks are taken, answers a
- * {@code PING}; DOWN naming the masters that do not and why; and the last lock whose own
- * token counter was found below a token the storage accepted, with the command that
- * raises it. Takes no lock and writes nothing.
+ * The health of the fence: UP when the lock store answers (every Redis master a
+ * {@code PING}, or the database of the database lock store); DOWN naming what does not
+ * and why; and the last lock whose own token counter was found below a token the storage
+ * accepted, with the command that raises it. Takes no lock and writes nothing.
  */
 public class FencingHealthIndicator extends AbstractHealthIndicator {
 
@@ -38,7 +38,7 @@ public class FencingHealthIndicator extends AbstractHealthIndicator {
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
-		builder.withDetail("redis", this.locks.description());
+		builder.withDetail("locks", this.locks.description());
 		builder.withDetail("tokens", this.runner.tokenOrigin());
 		CounterBehind behind = this.runner.counterBehind();
 		if (behind != null) {

@@ -26,6 +26,7 @@ import io.fencing.OnBusy;
 import io.fencing.context.TokenBindings.Acquisition;
 import io.fencing.context.TokenBindings.Binding;
 import io.fencing.context.TokenBindings;
+import io.fencing.lock.DatabaseFencedLocks;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
 import io.fencing.task.TaskDefinition;
@@ -292,10 +293,11 @@ public class FencedTaskRunner implements AutoCloseable {
 		// One round trip: a renewed lease that Redis lost (a failover, a deleted key)
 		// looks held here, and a newer owner may run.
 		if (!outer.acquisition().isHeldInRedis()) {
-			throw new LockUnavailableException(task.lockName(), "Lock '" + task.lockName()
-					+ "' is no longer held in Redis by the run on this thread that took it with token "
-					+ outer.token().value() + " (Redis lost it, another owner took it, or Redis did not answer); "
-					+ task.description() + " did not run on that lost acquisition");
+			throw new LockUnavailableException(task.lockName(),
+					"Lock '" + task.lockName() + "' is no longer held in " + this.locks.description()
+							+ " by the run on this thread that took it with token " + outer.token().value()
+							+ " (its lease ended, another owner took it, or the lock store did not answer); "
+							+ task.description() + " did not run on that lost acquisition");
 		}
 		lifecycle.acquired(outer.token());
 		return new TaskRun(this, task, lifecycle, null, outer.acquisition());
@@ -401,8 +403,9 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * @return completes once Redis has answered the release
 	 */
 	CompletableFuture<Boolean> end(HeldLock held, Acquisition acquisition, Duration holdFor, RunLifecycle lifecycle) {
-		if (this.tokenSource == null && acquisition.newestRefusingToken() > held.token().value()
-				&& this.locks.isHeld(held)) {
+		// The database's tokens (its token source, its lock store) never fall behind it.
+		if (this.tokenSource == null && !(this.locks instanceof DatabaseFencedLocks)
+				&& acquisition.newestRefusingToken() > held.token().value() && this.locks.isHeld(held)) {
 			reportCounterBehind(held.token(), acquisition.newestRefusingToken());
 		}
 		long ranNanos = System.nanoTime() - held.acquiredAtNanos();

@@ -1,8 +1,5 @@
 package io.fencing.token;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,17 +13,15 @@ import javax.sql.DataSource;
 import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
 import io.fencing.database.Database;
+import io.fencing.database.MissingSchemaException;
+import io.fencing.database.OwnConnections;
 import io.fencing.database.SqlStates;
-import io.fencing.fence.FencedConnections;
 import io.fencing.operation.OperationLog;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
-import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
-import org.springframework.util.StreamUtils;
 
 /**
  * Tokens from the database: each one is taken on a connection of its own, outside any
@@ -56,41 +51,12 @@ public final class JdbcTokenSource implements TokenSource {
 	private volatile @Nullable Counter counter;
 
 	/**
-	 * @param dataSource the application's; a {@link TransactionAwareDataSourceProxy} is
+	 * @param dataSource the application's; a {@code TransactionAwareDataSourceProxy} is
 	 * looked through, also behind wrappers that unwrap to it, as it would hand out the
 	 * caller's transactional connection
 	 */
 	public JdbcTokenSource(DataSource dataSource) {
-		this.dataSource = outsideTransactions(dataSource);
-	}
-
-	private static DataSource outsideTransactions(DataSource dataSource) {
-		DataSource target = dataSource;
-		try {
-			while (true) {
-				DataSource unfenced = (target instanceof FencedConnections fenced) ? fenced.unfencedDataSource()
-						: target;
-				if (unfenced != target) {
-					// Its statements carry no writer's token: the fence's wrapper is not
-					// needed.
-					target = unfenced;
-				}
-				else if (target.isWrapperFor(TransactionAwareDataSourceProxy.class)) {
-					DataSource behind = target.unwrap(TransactionAwareDataSourceProxy.class).getTargetDataSource();
-					if (behind == null) {
-						break;
-					}
-					target = behind;
-				}
-				else {
-					break;
-				}
-			}
-		}
-		catch (SQLException ex) {
-			// A wrapper that cannot say: taken as it is.
-		}
-		return target;
+		this.dataSource = OwnConnections.outsideTransactions(dataSource);
 	}
 
 	/**
@@ -281,7 +247,7 @@ public final class JdbcTokenSource implements TokenSource {
 	 */
 	private void refuseTwoCounters() throws SQLException {
 		Counter counter = this.counter;
-		if (counter == null || !(counter.platform().equals("mariadb") || counter.platform().equals("mysql"))) {
+		if (counter == null || !counter.database().isMySqlFamily()) {
 			return;
 		}
 		try (Connection connection = this.dataSource.getConnection();
@@ -370,45 +336,7 @@ public final class JdbcTokenSource implements TokenSource {
 	/** The DDL shipped for the database, read from the jar. */
 	private String ddl() {
 		Counter counter = this.counter;
-		String platform = (counter != null) ? counter.platform() : "postgresql";
-		try (InputStream script = JdbcTokenSource.class
-			.getResourceAsStream("/io/fencing/jdbc/schema-" + platform + ".sql")) {
-			if (script != null) {
-				return StreamUtils.copyToString(script, StandardCharsets.UTF_8);
-			}
-		}
-		catch (IOException ex) {
-			// the line below says what to create
-		}
-		return "CREATE SEQUENCE " + SEQUENCE + " START WITH 1000000000000;";
-	}
-
-	/**
-	 * The database cannot give tokens: what is missing, and what to do, for the startup's
-	 * report.
-	 */
-	public static final class MissingSchemaException extends IllegalStateException {
-
-		private final String description;
-
-		private final String action;
-
-		MissingSchemaException(String description, String action, Throwable cause) {
-			super(description + " " + action, cause);
-			this.description = description;
-			this.action = action;
-		}
-
-		/** What the database cannot give, and why. */
-		public String getDescription() {
-			return this.description;
-		}
-
-		/** How to create the schema, or to do without it. */
-		public String getAction() {
-			return this.action;
-		}
-
+		return ((counter != null) ? counter.database() : Database.POSTGRESQL).schemaScript();
 	}
 
 	/** The counter table is there, its row is not. */
@@ -427,17 +355,21 @@ public final class JdbcTokenSource implements TokenSource {
 	 * @param counterRow whether the value comes from raising {@value #COUNTER_TABLE}'s
 	 * row rather than from a sequence
 	 */
-	private record Counter(String nextValueSql, String platform, boolean counterRow) {
+	private record Counter(String nextValueSql, Database database, boolean counterRow) {
 
 		static Counter of(Database database) {
 			return switch (database) {
 				case MYSQL ->
 					new Counter("UPDATE " + COUNTER_TABLE + " SET token = LAST_INSERT_ID(token + 1) WHERE id = 1",
-							database.platform(), true);
-				case POSTGRESQL -> new Counter("SELECT nextval('" + SEQUENCE + "')", database.platform(), false);
+							database, true);
+				case POSTGRESQL -> new Counter("SELECT nextval('" + SEQUENCE + "')", database, false);
 				// MariaDB, H2, and the standard form elsewhere.
-				default -> new Counter("SELECT NEXT VALUE FOR " + SEQUENCE, database.platform(), false);
+				default -> new Counter("SELECT NEXT VALUE FOR " + SEQUENCE, database, false);
 			};
+		}
+
+		String platform() {
+			return this.database.platform();
 		}
 
 		String named() {

@@ -17,3 +17,16 @@ CREATE TABLE IF NOT EXISTS fencing_operations (
     applied_at   TIMESTAMP    NOT NULL
 );
 CREATE INDEX IF NOT EXISTS fencing_operations_applied_at ON fencing_operations (applied_at);
+
+-- The database lock store (fencing.lock-store=database): one row per lock name, taken and given its
+-- token in one statement, which tests the lease on the database's clock. Rows are kept once created,
+-- as ShedLock keeps its own; a free lock's row shows its lease over. owner is each acquisition's
+-- own id; locked_by (process id and host) is for people reading the table.
+CREATE TABLE IF NOT EXISTS fencing_lock (
+    name       VARCHAR(1000)            NOT NULL PRIMARY KEY,
+    token      BIGINT,
+    owner      VARCHAR(36),
+    locked_by  VARCHAR(255),
+    locked_at  TIMESTAMP WITH TIME ZONE,
+    lock_until TIMESTAMP WITH TIME ZONE NOT NULL
+);

@@ -19,3 +19,18 @@ CREATE TABLE IF NOT EXISTS fencing_operations (
     applied_at   DATETIME(6)  NOT NULL,
     INDEX fencing_operations_applied_at (applied_at)
 ) ENGINE = InnoDB;
+
+-- The database lock store (fencing.lock-store=database): one row per lock name, taken and given its
+-- token in one statement, which tests the lease on the database's clock. Rows are kept once created,
+-- as ShedLock keeps its own; a free lock's row shows its lease over. owner is each acquisition's
+-- own id; locked_by (process id and host) is for people reading the table.
+-- Names are bytes (up to 1000 in UTF-8), compared byte for byte, as operation ids are; times are
+-- UTC.
+CREATE TABLE IF NOT EXISTS fencing_lock (
+    name       VARBINARY(1000) NOT NULL PRIMARY KEY,
+    token      BIGINT,
+    owner      VARCHAR(36),
+    locked_by  VARCHAR(255),
+    locked_at  DATETIME(6),
+    lock_until DATETIME(6)     NOT NULL
+) ENGINE = InnoDB;

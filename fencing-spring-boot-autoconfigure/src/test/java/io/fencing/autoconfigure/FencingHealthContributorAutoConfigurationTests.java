@@ -55,7 +55,7 @@ class FencingHealthContributorAutoConfigurationTests {
 			Health health = context.getBean(FencingHealthIndicator.class).health();
 			assertThat(health.getStatus()).isEqualTo(Status.UP);
 			assertThat(health.getDetails())
-				.containsEntry("redis", "redis://" + TestServices.redisHost() + ":" + TestServices.redisPort())
+				.containsEntry("locks", "redis://" + TestServices.redisHost() + ":" + TestServices.redisPort())
 				.containsEntry("masters", List.of(TestServices.redisHost() + ":" + TestServices.redisPort()))
 				.containsEntry("tokens", "Redis (Redisson's counter per lock name, fencing.token-source=redis)");
 		});
@@ -70,7 +70,7 @@ class FencingHealthContributorAutoConfigurationTests {
 					redis.stop();
 					Health health = context.getBean(FencingHealthIndicator.class).health();
 					assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-					assertThat(health.getDetails()).containsEntry("redis", "redis://127.0.0.1:" + redis.port());
+					assertThat(health.getDetails()).containsEntry("locks", "redis://127.0.0.1:" + redis.port());
 					// Never connected before (the client connects at its first command),
 					// or
 					// connected and then silent.

@@ -43,13 +43,17 @@ public final class FrozenOwner {
 	private FrozenOwner() {
 	}
 
-	/** Arguments: Redis URL, JDBC URL, JDBC user, JDBC password, lock name, table. */
+	/**
+	 * Arguments: Redis URL, JDBC URL, JDBC user, JDBC password, lock name, table, lock
+	 * store.
+	 */
 	public static void main(String[] args) {
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ChildConfiguration.class)
 			.web(WebApplicationType.NONE)
 			.properties("spring.main.banner-mode=off", "logging.level.root=WARN", "spring.data.redis.url=" + args[0],
 					"fencing.jdbc.initialize-schema=always", "child.jdbc-url=" + args[1], "child.jdbc-user=" + args[2],
-					"child.jdbc-password=" + args[3], "child.lock=" + args[4], "child.table=" + args[5])
+					"child.jdbc-password=" + args[3], "child.lock=" + args[4], "child.table=" + args[5],
+					"fencing.lock-store=" + args[6])
 			.run()) {
 			System.out.println(context.getBean(Owner.class).holdThenWrite());
 		}

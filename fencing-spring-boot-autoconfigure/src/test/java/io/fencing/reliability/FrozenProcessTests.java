@@ -37,7 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A real frozen process: a child JVM takes the lock with a 1 s lease and is stopped with
  * {@code kill -STOP}; this JVM takes over and writes; the child is resumed with
- * {@code kill -CONT} and its write is refused by PostgreSQL.
+ * {@code kill -CONT} and its write is refused by the database: PostgreSQL with the lock
+ * in Redis, and PostgreSQL and MariaDB with the lock in the database.
  */
 class FrozenProcessTests {
 
@@ -52,56 +53,75 @@ class FrozenProcessTests {
 				FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
 				FencingTokenSourceAutoConfiguration.class))
 		.withPropertyValues("fencing.jdbc.initialize-schema=always")
-		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
 		.withBean(NewOwner.class)
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl(), "test.lock=" + this.lock,
 				"test.table=" + this.table);
 
+	private HikariDataSource database = (HikariDataSource) TestServices.postgres();
+
 	@AfterEach
 	void cleanUp() {
 		this.children.forEach(Process::destroyForcibly);
-		new FencedJdbcTemplate(TestServices.postgres()).execute("DROP TABLE IF EXISTS " + this.table);
+		new FencedJdbcTemplate(this.database).execute("DROP TABLE IF EXISTS " + this.table);
+		new FencedJdbcTemplate(this.database).update("DELETE FROM fencing_lock WHERE name = ?", this.lock);
 	}
 
 	@Test
 	void aFrozenOwnerResumesAndItsWriteIsRefused() {
-		this.contextRunner.run((context) -> {
-			FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
-			jdbc.execute("CREATE TABLE " + this.table
-					+ " (id INT PRIMARY KEY, stock INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
-			jdbc.update("INSERT INTO " + this.table + " (id, stock) VALUES (1, 10)");
-
-			Process child = startChild();
-			BufferedReader childOutput = new BufferedReader(
-					new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-			long childToken = Long.parseLong(
-					readLineStartingWith(childOutput, FrozenOwner.ACQUIRED).substring(FrozenOwner.ACQUIRED.length()));
-
-			signal(child, "-STOP");
-			FencingToken parentToken = context.getBean(NewOwner.class).takeOverAndWrite(8);
-			assertThat(parentToken.value()).isGreaterThan(childToken);
-			signal(child, "-CONT");
-
-			OutputStream childInput = child.getOutputStream();
-			childInput.write("WRITE\n".getBytes(StandardCharsets.UTF_8));
-			childInput.flush();
-			String outcome = readLineStartingWith(childOutput, FrozenOwner.REFUSED, FrozenOwner.WROTE);
-			assertThat(outcome).startsWith(FrozenOwner.REFUSED)
-				.contains("token " + childToken + " is older than accepted token " + parentToken.value());
-			assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
-			assertThat(jdbc.queryForMap("SELECT stock, last_token FROM " + this.table + " WHERE id = 1"))
-				.containsEntry("stock", 8)
-				.containsEntry("last_token", parentToken.value());
-		});
+		frozenOwnerIsRefused(TestServices.postgres(), "redis");
 	}
 
-	private Process startChild() throws IOException {
-		HikariDataSource postgres = (HikariDataSource) TestServices.postgres();
+	@Test
+	void aFrozenOwnerOfADatabaseLockResumesAndItsWriteIsRefusedOnPostgres() {
+		frozenOwnerIsRefused(TestServices.postgres(), "database");
+	}
+
+	@Test
+	void aFrozenOwnerOfADatabaseLockResumesAndItsWriteIsRefusedOnMariaDb() {
+		frozenOwnerIsRefused(TestServices.mariadb(), "database");
+	}
+
+	private void frozenOwnerIsRefused(DataSource dataSource, String lockStore) {
+		this.database = (HikariDataSource) dataSource;
+		this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource))
+			.withPropertyValues("fencing.lock-store=" + lockStore)
+			.run((context) -> {
+				FencedJdbcTemplate jdbc = context.getBean(FencedJdbcTemplate.class);
+				jdbc.execute("CREATE TABLE " + this.table
+						+ " (id INT PRIMARY KEY, stock INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
+				jdbc.update("INSERT INTO " + this.table + " (id, stock) VALUES (1, 10)");
+
+				Process child = startChild(lockStore);
+				BufferedReader childOutput = new BufferedReader(
+						new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+				long childToken = Long.parseLong(readLineStartingWith(childOutput, FrozenOwner.ACQUIRED)
+					.substring(FrozenOwner.ACQUIRED.length()));
+
+				signal(child, "-STOP");
+				FencingToken parentToken = context.getBean(NewOwner.class).takeOverAndWrite(8);
+				assertThat(parentToken.value()).isGreaterThan(childToken);
+				signal(child, "-CONT");
+
+				OutputStream childInput = child.getOutputStream();
+				childInput.write("WRITE\n".getBytes(StandardCharsets.UTF_8));
+				childInput.flush();
+				String outcome = readLineStartingWith(childOutput, FrozenOwner.REFUSED, FrozenOwner.WROTE);
+				assertThat(outcome).startsWith(FrozenOwner.REFUSED)
+					.contains("token " + childToken + " is older than accepted token " + parentToken.value());
+				assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+				assertThat(jdbc.queryForMap("SELECT stock, last_token FROM " + this.table + " WHERE id = 1"))
+					.containsEntry("stock", 8)
+					.containsEntry("last_token", parentToken.value());
+			});
+	}
+
+	private Process startChild(String lockStore) throws IOException {
+		HikariDataSource database = this.database;
 		String java = ProcessHandle.current().info().command().orElse("java");
 		Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-				FrozenOwner.class.getName(), TestServices.redisUrl(), postgres.getJdbcUrl(),
-				(postgres.getUsername() != null) ? postgres.getUsername() : "",
-				(postgres.getPassword() != null) ? postgres.getPassword() : "", this.lock, this.table)
+				FrozenOwner.class.getName(), TestServices.redisUrl(), database.getJdbcUrl(),
+				(database.getUsername() != null) ? database.getUsername() : "",
+				(database.getPassword() != null) ? database.getPassword() : "", this.lock, this.table, lockStore)
 			.redirectError(ProcessBuilder.Redirect.INHERIT)
 			.start();
 		this.children.add(child);

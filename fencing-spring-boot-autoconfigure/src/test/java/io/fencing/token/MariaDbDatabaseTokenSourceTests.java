@@ -50,7 +50,7 @@ class MariaDbDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 			assertThat(new JdbcTemplate(database).queryForList(
 					"SELECT table_name FROM information_schema.tables " + "WHERE table_schema = DATABASE()",
 					String.class))
-				.containsExactlyInAnyOrder("fencing_token_seq", "fencing_operations");
+				.containsExactlyInAnyOrder("fencing_token_seq", "fencing_operations", "fencing_lock");
 		}
 		finally {
 			new JdbcTemplate(TestServices.mariadb()).execute("DROP DATABASE " + name);

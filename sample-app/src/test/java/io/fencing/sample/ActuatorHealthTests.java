@@ -45,7 +45,7 @@ class ActuatorHealthTests {
 		assertThat(health.read("$.status", String.class)).isEqualTo("UP");
 		assertThat(health.read("$.components.fencing.status", String.class)).isEqualTo("UP");
 		String redis = TestServices.redisHost() + ":" + TestServices.redisPort();
-		assertThat(health.read("$.components.fencing.details", Map.class)).containsEntry("redis", "redis://" + redis)
+		assertThat(health.read("$.components.fencing.details", Map.class)).containsEntry("locks", "redis://" + redis)
 			.containsEntry("masters", List.of(redis));
 	}
 

@@ -17,7 +17,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -25,6 +24,7 @@ import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
+import io.fencing.lock.PendingReleases;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -547,17 +547,7 @@ public class RedissonFencedLocks implements FencedLocks {
 			.filter((entry) -> entry.getKey().server().equals(this.server))
 			.map(Map.Entry::getValue)
 			.toArray(CompletableFuture[]::new);
-		try {
-			CompletableFuture.allOf(pending).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-			return true;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			return false;
-		}
+		return PendingReleases.await(pending, timeout);
 	}
 
 	/**

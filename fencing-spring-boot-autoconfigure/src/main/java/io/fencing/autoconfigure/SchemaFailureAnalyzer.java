@@ -1,15 +1,15 @@
 package io.fencing.autoconfigure;
 
-import io.fencing.token.JdbcTokenSource.MissingSchemaException;
+import io.fencing.database.MissingSchemaException;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Reports a database that cannot give tokens (its sequence missing, say) once, with the
- * DDL to run, instead of in every exception that wraps it.
+ * Reports a database that lacks the starter's schema (its sequence or lock table missing,
+ * say) once, with the DDL to run, instead of in every exception that wraps it.
  */
-class TokenSchemaFailureAnalyzer extends AbstractFailureAnalyzer<MissingSchemaException> {
+class SchemaFailureAnalyzer extends AbstractFailureAnalyzer<MissingSchemaException> {
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, MissingSchemaException cause) {

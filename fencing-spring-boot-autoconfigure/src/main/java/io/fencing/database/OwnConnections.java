@@ -1,0 +1,84 @@
+package io.fencing.database;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+import javax.sql.DataSource;
+
+import io.fencing.fence.FencedConnections;
+
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+
+/**
+ * Work on a connection of its own, outside any transaction of the caller: what the token
+ * source and the database lock store do, each statement committed at once.
+ */
+public final class OwnConnections {
+
+	private OwnConnections() {
+	}
+
+	/**
+	 * The data source behind {@code dataSource} that hands out connections of their own:
+	 * a {@link TransactionAwareDataSourceProxy}, which would hand out the caller's
+	 * transactional connection, is looked through, also behind wrappers that unwrap to
+	 * it, and so is the fence's wrapper, as such work carries no writer's token.
+	 */
+	public static DataSource outsideTransactions(DataSource dataSource) {
+		DataSource target = dataSource;
+		try {
+			while (true) {
+				DataSource unfenced = (target instanceof FencedConnections fenced) ? fenced.unfencedDataSource()
+						: target;
+				if (unfenced != target) {
+					target = unfenced;
+				}
+				else if (target.isWrapperFor(TransactionAwareDataSourceProxy.class)) {
+					DataSource behind = target.unwrap(TransactionAwareDataSourceProxy.class).getTargetDataSource();
+					if (behind == null) {
+						break;
+					}
+					target = behind;
+				}
+				else {
+					break;
+				}
+			}
+		}
+		catch (SQLException ex) {
+			// A wrapper that cannot say: taken as it is.
+		}
+		return target;
+	}
+
+	/**
+	 * Runs {@code work} on a connection of {@code dataSource} in autocommit, so that each
+	 * statement commits at once whatever the pool's default, and gives the connection
+	 * back as it was.
+	 */
+	public static <T> T inAutocommit(DataSource dataSource, Work<T> work) throws SQLException {
+		try (Connection connection = dataSource.getConnection()) {
+			boolean autoCommit = connection.getAutoCommit();
+			if (!autoCommit) {
+				connection.setAutoCommit(true);
+			}
+			try {
+				return work.on(connection);
+			}
+			finally {
+				if (!autoCommit) {
+					connection.setAutoCommit(false);
+				}
+			}
+		}
+	}
+
+	/** Work on a connection. */
+	@FunctionalInterface
+	public interface Work<T> {
+
+		T on(Connection connection) throws SQLException;
+
+	}
+
+}

@@ -1,0 +1,719 @@
+package io.fencing.lock;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+import javax.sql.DataSource;
+
+import io.fencing.FencingToken;
+import io.fencing.LockUnavailableException;
+import io.fencing.database.Database;
+import io.fencing.database.MissingSchemaException;
+import io.fencing.database.OwnConnections;
+import io.fencing.database.SqlStates;
+import io.fencing.token.JdbcTokenSource;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
+/**
+ * Fenced locks in the database that issues their tokens ({@code fencing.lock-store:
+ * database}): one row of {@value #TABLE} per lock name, taken and given its token in one
+ * statement. The statement finds the lease over on the database's clock, and draws the
+ * token from {@value JdbcTokenSource#SEQUENCE} while it holds the row's lock, after that
+ * test: the next grant of the lock can only draw after this one committed, so its token
+ * is higher, whatever other locks do. (MySQL, which has no sequences, raises a counter in
+ * the row, which starts from the counter row's value.)
+ * <p>
+ * Every statement runs on a connection of its own in autocommit, outside the caller's
+ * transaction, bounded by a query timeout. Each acquisition writes an owner of its own (a
+ * random id), so that a release, a renewal or the giving back of a grant whose reply was
+ * lost never touches a newer owner's lock. Rows are kept, as ShedLock keeps its own: a
+ * released lock's row only shows its lease over.
+ * <p>
+ * A fixed lease ends when it ends; a lease renewed until the release is extended every
+ * third of {@code renewedLease} while it has not ended, and a renewal that finds the lock
+ * lost ends it here too. Waiting is polling, with a backoff that doubles up to a second,
+ * with jitter; an asynchronous wait holds no thread between polls.
+ */
+public final class DatabaseFencedLocks implements FencedLocks {
+
+	/** The table of the locks. */
+	public static final String TABLE = "fencing_lock";
+
+	/** The longest lock name the table holds, in bytes of UTF-8. */
+	public static final int MAX_NAME_BYTES = 1000;
+
+	/** How long each statement may run, in seconds. */
+	static final int QUERY_TIMEOUT_SECONDS = 5;
+
+	private static final Log logger = LogFactory.getLog(DatabaseFencedLocks.class);
+
+	private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
+
+	private static final long LONGEST_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
+	private final DataSource dataSource;
+
+	private final Duration renewedLease;
+
+	/** Who holds a lock, for people reading the table: process id and host. */
+	private final String lockedBy;
+
+	private volatile @Nullable Statements statements;
+
+	/** Only waits, then hands the work to {@link #workers}. */
+	private final ScheduledExecutorService timer;
+
+	/** Runs the statements of renewals, releases and asynchronous waits. */
+	private final ExecutorService workers;
+
+	/**
+	 * Per lock name, the release sent from here and not yet answered: an acquisition of
+	 * that name waits for it, so that this process finds its own lock free once it
+	 * released it.
+	 */
+	private final Map<String, CompletableFuture<Boolean>> pendingReleases = new ConcurrentHashMap<>();
+
+	/**
+	 * @param dataSource the application's; its statements run on connections of their
+	 * own, outside any transaction of the caller
+	 * @param renewedLease the lease of a lock renewed until its release, extended every
+	 * third of it
+	 */
+	public DatabaseFencedLocks(DataSource dataSource, Duration renewedLease) {
+		this.dataSource = OwnConnections.outsideTransactions(dataSource);
+		this.renewedLease = renewedLease;
+		this.lockedBy = truncate(ProcessHandle.current().pid() + "@" + hostName(), 255);
+		this.timer = Executors.newSingleThreadScheduledExecutor(daemon("fencing-lock-timer-"));
+		this.workers = Executors.newCachedThreadPool(daemon("fencing-lock-"));
+	}
+
+	private static CustomizableThreadFactory daemon(String prefix) {
+		CustomizableThreadFactory factory = new CustomizableThreadFactory(prefix);
+		factory.setDaemon(true);
+		return factory;
+	}
+
+	private static String hostName() {
+		String host = System.getenv("HOSTNAME");
+		return (host != null && !host.isBlank()) ? host : "localhost";
+	}
+
+	private static String truncate(String text, int length) {
+		return (text.length() <= length) ? text : text.substring(0, length);
+	}
+
+	@Override
+	public String description() {
+		Statements statements = this.statements;
+		return "table " + TABLE + " of the application's database"
+				+ ((statements != null) ? " (" + statements.product() + ")" : "");
+	}
+
+	@Override
+	public String tokenOrigin() {
+		return "the database (sequence " + JdbcTokenSource.SEQUENCE + ", drawn by the statement that takes the lock)";
+	}
+
+	@Override
+	public List<String> pingMasters(Duration timeout) {
+		try (Connection connection = this.dataSource.getConnection()) {
+			if (!connection.isValid((int) Math.max(1, timeout.toSeconds()))) {
+				throw new IllegalStateException("The database of the fenced locks, " + description()
+						+ ", did not answer within " + timeout.toMillis() + " ms");
+			}
+			statements(connection);
+			return List.of(description());
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(
+					"The database of the fenced locks, " + description() + ", did not answer: " + firstLine(ex), ex);
+		}
+	}
+
+	/**
+	 * Fails when the database answers but has no usable {@value #TABLE}, with the DDL to
+	 * run; a database that does not answer yet is only warned about, as its tasks will
+	 * report it.
+	 * @throws MissingSchemaException when the table is missing
+	 * @throws IllegalStateException when the database is not one the store supports, or
+	 * the table cannot be used
+	 */
+	public void checkSchema() {
+		try {
+			OwnConnections.inAutocommit(this.dataSource, (connection) -> {
+				statements(connection);
+				try (Statement statement = connection.createStatement()) {
+					statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+					statement
+						.executeQuery("SELECT name, token, owner, locked_by, locked_at, lock_until FROM " + TABLE
+								+ " WHERE 1 = 0")
+						.close();
+				}
+				return true;
+			});
+		}
+		catch (SQLTransientConnectionException | SQLTimeoutException ex) {
+			logger.warn("Could not check the fenced locks' " + description() + ": " + firstLine(ex));
+		}
+		catch (SQLException ex) {
+			if (SqlStates.isConnectionFailure(ex)) {
+				logger.warn("Could not check the fenced locks' " + description() + ": " + firstLine(ex));
+				return;
+			}
+			Statements statements = this.statements;
+			Database database = (statements != null) ? statements.database() : Database.POSTGRESQL;
+			if (SqlStates.isMissingObject(ex)) {
+				throw new MissingSchemaException(
+						"fencing.lock-store=database takes the locks in table " + TABLE
+								+ ", which the database cannot give (" + firstLine(ex) + ").",
+						"Create it with fencing.jdbc.initialize-schema=always, or run this DDL (it creates only what "
+								+ "is missing) in a migration of yours:\n" + database.schemaScript()
+								+ "\nOr set fencing.lock-store=redis",
+						ex);
+			}
+			throw new IllegalStateException("fencing.lock-store=database takes the locks in table " + TABLE
+					+ ", which this DataSource cannot use: " + firstLine(ex) + ". Grant the application's user SELECT, "
+					+ "INSERT and UPDATE on it, or set fencing.lock-store=redis", ex);
+		}
+	}
+
+	@Override
+	public @Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
+			throws InterruptedException {
+		checkName(lockName);
+		long deadline = System.nanoTime() + waitTime.toNanos();
+		awaitPendingRelease(lockName);
+		long pause = FIRST_POLL_NANOS;
+		while (true) {
+			HeldLock held = attempt(lockName, leaseTime);
+			if (held != null) {
+				return held;
+			}
+			long left = deadline - System.nanoTime();
+			if (left <= 0) {
+				return null;
+			}
+			TimeUnit.NANOSECONDS.sleep(Math.min(jittered(pause), left));
+			pause = Math.min(pause * 2, LONGEST_POLL_NANOS);
+		}
+	}
+
+	/**
+	 * {@link #tryAcquire}, holding no thread between polls: each poll runs on a worker,
+	 * and the pause between two is a timer's.
+	 */
+	@Override
+	public CompletableFuture<@Nullable HeldLock> tryAcquireAsync(String lockName, Duration waitTime,
+			@Nullable Duration leaseTime) {
+		CompletableFuture<@Nullable HeldLock> result = new CompletableFuture<>();
+		try {
+			checkName(lockName);
+			long deadline = System.nanoTime() + waitTime.toNanos();
+			Runnable first = () -> poll(lockName, leaseTime, deadline, FIRST_POLL_NANOS, result);
+			CompletableFuture<Boolean> pending = this.pendingReleases.get(lockName);
+			if (pending == null) {
+				this.workers.execute(first);
+			}
+			else {
+				pending.whenComplete((released, failure) -> this.workers.execute(first));
+			}
+		}
+		catch (RuntimeException ex) {
+			result.completeExceptionally(ex);
+		}
+		return result;
+	}
+
+	private void poll(String lockName, @Nullable Duration leaseTime, long deadline, long pause,
+			CompletableFuture<@Nullable HeldLock> result) {
+		if (result.isDone()) {
+			// Cancelled.
+			return;
+		}
+		HeldLock held;
+		try {
+			held = attempt(lockName, leaseTime);
+		}
+		catch (RuntimeException ex) {
+			result.completeExceptionally(ex);
+			return;
+		}
+		if (held != null) {
+			if (!result.complete(held)) {
+				release(held);
+			}
+			return;
+		}
+		long left = deadline - System.nanoTime();
+		if (left <= 0) {
+			result.complete(null);
+			return;
+		}
+		long next = Math.min(pause * 2, LONGEST_POLL_NANOS);
+		try {
+			this.timer.schedule(() -> this.workers.execute(() -> poll(lockName, leaseTime, deadline, next, result)),
+					Math.min(jittered(pause), left), TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			result.completeExceptionally(new LockUnavailableException(lockName,
+					"The fenced locks were closed while waiting for lock '" + lockName + "'", ex));
+		}
+	}
+
+	/**
+	 * Between half and all of {@code pause}: waiters of one lock do not poll together.
+	 */
+	private static long jittered(long pause) {
+		return pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
+	}
+
+	private static void checkName(String lockName) {
+		int bytes = lockName.getBytes(StandardCharsets.UTF_8).length;
+		if (bytes > MAX_NAME_BYTES) {
+			throw new IllegalArgumentException("Lock name '" + truncate(lockName, 80) + "...' is " + bytes
+					+ " bytes long in UTF-8, and table " + TABLE + " holds names of up to " + MAX_NAME_BYTES
+					+ ": shorten the name, or the values its template puts in it");
+		}
+	}
+
+	/** Waits for this process's own release of the lock, bounded by its statement's. */
+	private void awaitPendingRelease(String lockName) throws InterruptedException {
+		CompletableFuture<Boolean> pending = this.pendingReleases.get(lockName);
+		if (pending != null) {
+			try {
+				pending.get(QUERY_TIMEOUT_SECONDS * 2L, TimeUnit.SECONDS);
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				// Asked below: the lock is busy until its lease ends.
+			}
+		}
+	}
+
+	/**
+	 * One try: the statement that takes the lock with its token, and, when the lock's row
+	 * does not exist yet, its creation and the statement again.
+	 * @return the acquisition, or {@code null} when the lock is busy
+	 */
+	private @Nullable HeldLock attempt(String lockName, @Nullable Duration leaseTime) {
+		String owner = UUID.randomUUID().toString();
+		Duration lease = (leaseTime != null) ? leaseTime : this.renewedLease;
+		Optional<Grant> granted;
+		try {
+			granted = OwnConnections.inAutocommit(this.dataSource, (connection) -> {
+				Statements statements = statements(connection);
+				Grant grant = acquire(connection, statements, lockName, owner, lease);
+				if (grant == null && statements.createRow(connection, lockName)) {
+					grant = acquire(connection, statements, lockName, owner, lease);
+				}
+				return Optional.ofNullable(grant);
+			});
+		}
+		catch (SQLException ex) {
+			if (!SqlStates.isMissingObject(ex)) {
+				// The grant may have been made, its reply lost: given back, or it ends
+				// with its lease.
+				sendRelease(lockName, owner, false, Duration.ZERO, null);
+			}
+			if (SqlStates.isContention(ex)) {
+				return null;
+			}
+			throw new LockUnavailableException(lockName, "Could not take lock '" + lockName + "' in " + description()
+					+ ": " + firstLine(ex) + "; the task did not run", ex);
+		}
+		catch (IllegalStateException ex) {
+			throw new LockUnavailableException(lockName, String.valueOf(ex.getMessage()), ex);
+		}
+		if (granted.isEmpty()) {
+			return null;
+		}
+		Grant grant = granted.get();
+		long took = System.nanoTime() - grant.sentAtNanos();
+		if (took >= lease.toNanos()) {
+			sendRelease(lockName, owner, false, Duration.ZERO, null);
+			throw new LockUnavailableException(lockName,
+					"Lock '" + lockName + "' was granted " + Duration.ofNanos(took).toMillis()
+							+ " ms after it was asked " + "for, when its lease of " + lease.toMillis()
+							+ " ms may already have ended in " + description()
+							+ "; the lock is given back and the task did not run");
+		}
+		DatabaseHeldLock held = new DatabaseHeldLock(new FencingToken(lockName, grant.token()), leaseTime,
+				grant.sentAtNanos(), owner, new Renewal(grant.sentAtNanos() + lease.toNanos()));
+		if (leaseTime == null) {
+			long period = Math.max(1, this.renewedLease.toNanos() / 3);
+			held.renewal()
+				.schedule(this.timer.scheduleWithFixedDelay(() -> execute(() -> renew(held)), period, period,
+						TimeUnit.NANOSECONDS));
+		}
+		return held;
+	}
+
+	private @Nullable Grant acquire(Connection connection, Statements statements, String lockName, String owner,
+			Duration lease) throws SQLException {
+		boolean generatedKey = statements.database().isMySqlFamily();
+		try (PreparedStatement statement = generatedKey
+				? connection.prepareStatement(statements.acquire(), Statement.RETURN_GENERATED_KEYS)
+				: connection.prepareStatement(statements.acquire())) {
+			statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+			statement.setString(1, owner);
+			statement.setString(2, this.lockedBy);
+			statement.setLong(3, micros(lease));
+			statement.setString(4, lockName);
+			long sentAt = System.nanoTime();
+			if (!generatedKey) {
+				try (ResultSet granted = statement.executeQuery()) {
+					return granted.next() ? new Grant(granted.getLong(1), sentAt) : null;
+				}
+			}
+			if (statement.executeUpdate() != 1) {
+				return null;
+			}
+			// LAST_INSERT_ID(expr): the token comes back in the reply.
+			try (ResultSet keys = statement.getGeneratedKeys()) {
+				if (keys.next()) {
+					return new Grant(keys.getLong(1), sentAt);
+				}
+			}
+			try (Statement lastInsertId = connection.createStatement();
+					ResultSet token = lastInsertId.executeQuery("SELECT LAST_INSERT_ID()")) {
+				token.next();
+				return new Grant(token.getLong(1), sentAt);
+			}
+		}
+	}
+
+	private static long micros(Duration duration) {
+		return TimeUnit.NANOSECONDS.toMicros(duration.toNanos());
+	}
+
+	/**
+	 * Extends a renewed lease that has not ended; one that found the lock lost, or could
+	 * not be renewed before it ended, ends here.
+	 */
+	private void renew(DatabaseHeldLock held) {
+		Renewal renewal = held.renewal();
+		if (renewal.isStopped()) {
+			return;
+		}
+		long sentAt = System.nanoTime();
+		try {
+			int renewed = OwnConnections.inAutocommit(this.dataSource, (connection) -> update(connection,
+					statements(connection).renew(), micros(this.renewedLease), held.token().lockName(), held.owner()));
+			if (renewed == 1) {
+				renewal.renewedUntil(sentAt + this.renewedLease.toNanos());
+				return;
+			}
+			renewal.lost();
+			logger.debug("Lock '" + held.token().lockName() + "' with token " + held.token().value()
+					+ " was no longer this owner's when its lease was to be renewed");
+		}
+		catch (SQLException | RuntimeException ex) {
+			if (System.nanoTime() - renewal.heldUntilNanos() >= 0) {
+				renewal.lost();
+			}
+			logger.debug("Could not renew lock '" + held.token().lockName() + "' with token " + held.token().value()
+					+ " in " + description() + ": " + ex.getMessage());
+		}
+	}
+
+	@Override
+	public CompletableFuture<Boolean> release(HeldLock held, Duration holdFor, Consumer<Boolean> whenAnswered) {
+		DatabaseHeldLock own = (DatabaseHeldLock) held;
+		own.renewal().stop();
+		return sendRelease(own.token().lockName(), own.owner(), own.leaseTime() != null, holdFor, whenAnswered);
+	}
+
+	/**
+	 * Ends the lease of {@code owner}'s acquisition of the lock now, or after
+	 * {@code holdFor} (a fixed lease only shortened), if it has not ended: no other
+	 * owner's lock is touched.
+	 * @param whenAnswered {@code null} to give back a grant that may not have been made,
+	 * which fails quietly
+	 */
+	private CompletableFuture<Boolean> sendRelease(String lockName, String owner, boolean fixedLease, Duration holdFor,
+			@Nullable Consumer<Boolean> whenAnswered) {
+		CompletableFuture<Boolean> released = new CompletableFuture<>();
+		this.pendingReleases.put(lockName, released);
+		execute(() -> {
+			boolean held = false;
+			try {
+				held = OwnConnections.inAutocommit(this.dataSource, (connection) -> {
+					Statements statements = statements(connection);
+					return update(connection, fixedLease ? statements.releaseFixed() : statements.releaseRenewed(),
+							micros(holdFor.isNegative() ? Duration.ZERO : holdFor), lockName, owner) == 1;
+				});
+			}
+			catch (SQLException | RuntimeException ex) {
+				String message = "Could not release lock '" + lockName + "' in " + description() + ": "
+						+ ex.getMessage() + "; it stays taken until its lease ends";
+				if (whenAnswered != null) {
+					logger.warn(message);
+				}
+				else {
+					logger.debug(message);
+				}
+			}
+			try {
+				if (whenAnswered != null) {
+					whenAnswered.accept(held);
+				}
+			}
+			finally {
+				this.pendingReleases.remove(lockName, released);
+				released.complete(held);
+			}
+		});
+		return released;
+	}
+
+	/** On a worker, or on this thread once the workers are closed. */
+	private void execute(Runnable work) {
+		try {
+			this.workers.execute(work);
+		}
+		catch (RejectedExecutionException ex) {
+			work.run();
+		}
+	}
+
+	private static int update(Connection connection, String sql, long micros, String lockName, String owner)
+			throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+			statement.setLong(1, micros);
+			statement.setString(2, lockName);
+			statement.setString(3, owner);
+			return statement.executeUpdate();
+		}
+	}
+
+	@Override
+	public boolean isHeld(HeldLock held) {
+		DatabaseHeldLock own = (DatabaseHeldLock) held;
+		if (own.renewal().isLost()) {
+			return false;
+		}
+		try {
+			return OwnConnections.inAutocommit(this.dataSource, (connection) -> {
+				try (PreparedStatement statement = connection.prepareStatement(statements(connection).isHeld())) {
+					statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+					statement.setString(1, own.token().lockName());
+					statement.setString(2, own.owner());
+					try (ResultSet found = statement.executeQuery()) {
+						return found.next() && found.getLong(1) > 0;
+					}
+				}
+			});
+		}
+		catch (SQLException | RuntimeException ex) {
+			return false;
+		}
+	}
+
+	@Override
+	public boolean awaitReleases(Duration timeout) {
+		CompletableFuture<?>[] pending = this.pendingReleases.values().toArray(CompletableFuture[]::new);
+		return PendingReleases.await(pending, timeout);
+	}
+
+	/**
+	 * Waits for the pending releases; the leases still renewed then end by themselves.
+	 */
+	@Override
+	public void close() {
+		if (!awaitReleases(CLOSE_TIMEOUT)) {
+			logger.warn("Releases of fenced locks in " + description() + " were not answered within "
+					+ CLOSE_TIMEOUT.toSeconds() + " s; those locks stay taken until their leases end");
+		}
+		this.timer.shutdownNow();
+		this.workers.shutdown();
+	}
+
+	private Statements statements(Connection connection) throws SQLException {
+		Statements statements = this.statements;
+		if (statements == null) {
+			statements = Statements.of(Database.of(connection), connection.getMetaData().getDatabaseProductName());
+			this.statements = statements;
+		}
+		return statements;
+	}
+
+	private static String firstLine(SQLException ex) {
+		String message = String.valueOf(ex.getMessage());
+		int end = message.indexOf('\n');
+		return ((end < 0) ? message : message.substring(0, end)).trim();
+	}
+
+	/** A grant: its token, and when the statement was sent (before the lease began). */
+	private record Grant(long token, long sentAtNanos) {
+	}
+
+	/**
+	 * The statements of one database, each with the same parameters: acquire (owner,
+	 * holder, lease in microseconds, name); renew and release (microseconds, name,
+	 * owner); is held (name, owner); create a row (name).
+	 */
+	private record Statements(Database database, String product, String acquire, String createRowSql, String renew,
+			String releaseRenewed, String releaseFixed, String isHeld) {
+
+		static Statements of(Database database, String product) {
+			String now;
+			String later;
+			String nextToken;
+			String createRow;
+			switch (database) {
+				case POSTGRESQL -> {
+					// The time of the statement's execution, after any wait for the row.
+					now = "clock_timestamp()";
+					later = "clock_timestamp() + ? * INTERVAL '1 microsecond'";
+					nextToken = "nextval('" + JdbcTokenSource.SEQUENCE + "')";
+					createRow = "INSERT INTO " + TABLE + " (name, lock_until) VALUES (?, TIMESTAMP WITH TIME ZONE "
+							+ "'1970-01-01 00:00:00+00') ON CONFLICT (name) DO NOTHING";
+				}
+				case MARIADB, MYSQL -> {
+					now = "UTC_TIMESTAMP(6)";
+					later = "UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND";
+					// The token comes back in the reply (LAST_INSERT_ID(expr)).
+					nextToken = (database == Database.MARIADB)
+							? "LAST_INSERT_ID(NEXT VALUE FOR " + JdbcTokenSource.SEQUENCE + ")"
+							: "LAST_INSERT_ID(token + 1)";
+					createRow = (database == Database.MARIADB)
+							? "INSERT IGNORE INTO " + TABLE + " (name, lock_until) VALUES (?, '1970-01-01 00:00:00')"
+							: "INSERT IGNORE INTO " + TABLE + " (name, token, lock_until) SELECT ?, token, "
+									+ "'1970-01-01 00:00:00' FROM " + JdbcTokenSource.COUNTER_TABLE + " WHERE id = 1";
+				}
+				case H2 -> {
+					now = "CURRENT_TIMESTAMP";
+					later = "DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)";
+					nextToken = "NEXT VALUE FOR " + JdbcTokenSource.SEQUENCE;
+					createRow = "INSERT INTO " + TABLE + " (name, lock_until) VALUES (?, TIMESTAMP WITH TIME ZONE "
+							+ "'1970-01-01 00:00:00+00')";
+				}
+				default -> throw new IllegalStateException("fencing.lock-store=database takes locks in PostgreSQL, "
+						+ "MariaDB, MySQL or H2, and the application's DataSource leads to " + product
+						+ ". Set fencing.lock-store=redis");
+			}
+			String take = "UPDATE " + TABLE + " SET token = " + nextToken + ", owner = ?, locked_by = ?, locked_at = "
+					+ now + ", lock_until = " + later + " WHERE name = ? AND lock_until <= " + now;
+			String acquire = switch (database) {
+				case POSTGRESQL -> take + " RETURNING token";
+				case H2 -> "SELECT token FROM FINAL TABLE (" + take + ")";
+				default -> take;
+			};
+			String ofThisOwner = " WHERE name = ? AND owner = ? AND lock_until > " + now;
+			return new Statements(database, product, acquire, createRow,
+					"UPDATE " + TABLE + " SET lock_until = " + later + ofThisOwner,
+					"UPDATE " + TABLE + " SET owner = NULL, lock_until = " + later + ofThisOwner, "UPDATE " + TABLE
+							+ " SET owner = NULL, lock_until = LEAST(lock_until, " + later + ")" + ofThisOwner,
+					"SELECT COUNT(*) FROM " + TABLE + ofThisOwner);
+		}
+
+		/** Creates the lock's row, free; {@code false} when it was there. */
+		boolean createRow(Connection connection, String lockName) throws SQLException {
+			try (PreparedStatement statement = connection.prepareStatement(this.createRowSql)) {
+				statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+				statement.setString(1, lockName);
+				return statement.executeUpdate() == 1;
+			}
+			catch (SQLException ex) {
+				if (SqlStates.isDuplicateKey(ex)) {
+					return false;
+				}
+				throw ex;
+			}
+		}
+
+	}
+
+	/** The state of a lease renewed until the release, shared by its copies. */
+	private static final class Renewal {
+
+		private volatile long heldUntilNanos;
+
+		private volatile boolean lost;
+
+		private volatile boolean stopped;
+
+		private volatile @Nullable ScheduledFuture<?> renewing;
+
+		Renewal(long heldUntilNanos) {
+			this.heldUntilNanos = heldUntilNanos;
+		}
+
+		void schedule(ScheduledFuture<?> renewing) {
+			this.renewing = renewing;
+			if (this.stopped) {
+				renewing.cancel(false);
+			}
+		}
+
+		void renewedUntil(long nanos) {
+			this.heldUntilNanos = nanos;
+		}
+
+		long heldUntilNanos() {
+			return this.heldUntilNanos;
+		}
+
+		void lost() {
+			this.lost = true;
+			stop();
+		}
+
+		boolean isLost() {
+			return this.lost;
+		}
+
+		void stop() {
+			this.stopped = true;
+			ScheduledFuture<?> renewing = this.renewing;
+			if (renewing != null) {
+				renewing.cancel(false);
+			}
+		}
+
+		boolean isStopped() {
+			return this.stopped;
+		}
+
+	}
+
+	private record DatabaseHeldLock(FencingToken token, @Nullable Duration leaseTime, long acquiredAtNanos,
+			String owner, Renewal renewal) implements HeldLock {
+
+		@Override
+		public HeldLock withToken(FencingToken newToken) {
+			return new DatabaseHeldLock(newToken, this.leaseTime, this.acquiredAtNanos, this.owner, this.renewal);
+		}
+
+	}
+
+}
