@@ -32,6 +32,8 @@ public final class CheckTestPrerequisites {
 		service(missing, "MariaDB", "FENCING_TEST_MARIADB_URL", "127.0.0.1", 3306, docker,
 				"mariadbd (root with an empty password, database test)");
 		command(missing, "redis-server", "the tests start Redis servers of their own: apt-get install redis-server");
+		command(missing, "faketime",
+				"a test runs a JVM whose clock is an hour off (libfaketime): apt-get install faketime");
 		executable(missing, "Chromium", "FENCING_TEST_CHROMIUM", "/usr/bin/chromium",
 				"the sample's page is tested in it: apt-get install chromium");
 		executable(missing, "ChromeDriver", "FENCING_TEST_CHROMEDRIVER", "/usr/bin/chromedriver",

@@ -53,7 +53,9 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -115,12 +117,20 @@ public final class FencingAutoConfiguration {
 	@ConditionalOnMissingBean
 	FencedTaskRunner fencedTaskRunner(ObjectProvider<FencedLocks> fencedLocks, ObjectProvider<TokenSource> tokenSource,
 			ObjectProvider<RunListener> listeners, ObjectProvider<DeferredWrites> deferredWrites,
-			FencingProperties fencing) {
+			FencingProperties fencing, ResourceLoader resourceLoader) {
 		FencedLocks locks = fencedLocks.getIfAvailable();
 		if (locks == null) {
-			throw new IllegalStateException("fencing.lock-store=redis takes the locks in Redis through Redisson, "
-					+ "which is not on the class path: add org.redisson:redisson (the starter brings it unless it is "
-					+ "excluded), or set fencing.lock-store=database to take them in the application's database");
+			// The chosen store's configuration found what it needs missing.
+			FencingProperties.LockStoreType store = fencing.getLockStore();
+			boolean database = (store != null) ? store == FencingProperties.LockStoreType.DATABASE
+					: !ClassUtils.isPresent("org.redisson.api.RedissonClient", resourceLoader.getClassLoader());
+			throw new IllegalStateException(database
+					? "fencing.lock-store=database takes the locks in the application's DataSource through Spring "
+							+ "JDBC, which is not on the class path: add spring-boot-starter-jdbc (the starter brings it "
+							+ "unless it is excluded)"
+					: "fencing.lock-store=redis takes the locks in Redis through Redisson, which is not on the class "
+							+ "path: add org.redisson:redisson (the starter brings it unless it is excluded), or set "
+							+ "fencing.lock-store=database to take them in the application's database");
 		}
 		TokenSource source = null;
 		if (locks instanceof DatabaseFencedLocks) {

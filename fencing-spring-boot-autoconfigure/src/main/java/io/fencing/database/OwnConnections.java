@@ -59,17 +59,26 @@ public final class OwnConnections {
 	public static <T> T inAutocommit(DataSource dataSource, Work<T> work) throws SQLException {
 		try (Connection connection = dataSource.getConnection()) {
 			boolean autoCommit = connection.getAutoCommit();
-			if (!autoCommit) {
-				connection.setAutoCommit(true);
-			}
-			try {
+			if (autoCommit) {
 				return work.on(connection);
 			}
-			finally {
-				if (!autoCommit) {
+			connection.setAutoCommit(true);
+			T result;
+			try {
+				result = work.on(connection);
+			}
+			catch (SQLException | RuntimeException ex) {
+				try {
 					connection.setAutoCommit(false);
 				}
+				catch (SQLException restoring) {
+					// The work's failure is what the caller needs to see.
+					ex.addSuppressed(restoring);
+				}
+				throw ex;
 			}
+			connection.setAutoCommit(false);
+			return result;
 		}
 	}
 

@@ -32,6 +32,15 @@ public final class SqlStates {
 		return "42P01".equals(state) || "42S02".equals(state) || "42S04".equals(state) || "42102".equals(state);
 	}
 
+	/**
+	 * The user may not do it: PostgreSQL's state, MySQL's and MariaDB's codes (a table, a
+	 * column), H2's.
+	 */
+	public static boolean isPermissionDenied(SQLException ex) {
+		int code = ex.getErrorCode();
+		return "42501".equals(ex.getSQLState()) || code == 1142 || code == 1143 || code == 90096;
+	}
+
 	/** A duplicate key: PostgreSQL's and H2's state, MySQL's and MariaDB's code. */
 	public static boolean isDuplicateKey(SQLException ex) {
 		String state = ex.getSQLState();

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -80,6 +81,11 @@ public final class DatabaseFencedLocks implements FencedLocks {
 
 	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
+	private static final long PENDING_RELEASE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+	/** How often a statement that met another one on its row is sent at most. */
+	private static final int CONTENTION_TRIES = 3;
+
 	private final DataSource dataSource;
 
 	private final Duration renewedLease;
@@ -101,6 +107,11 @@ public final class DatabaseFencedLocks implements FencedLocks {
 	 * released it.
 	 */
 	private final Map<String, CompletableFuture<Boolean>> pendingReleases = new ConcurrentHashMap<>();
+
+	/** Asynchronous waits not yet answered: {@link #close} ends them. */
+	private final Set<CompletableFuture<@Nullable HeldLock>> waits = ConcurrentHashMap.newKeySet();
+
+	private volatile boolean closed;
 
 	/**
 	 * @param dataSource the application's; its statements run on connections of their
@@ -191,7 +202,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 			}
 			Statements statements = this.statements;
 			Database database = (statements != null) ? statements.database() : Database.POSTGRESQL;
-			if (SqlStates.isMissingObject(ex)) {
+			if (SqlStates.isMissingObject(ex) && !SqlStates.isPermissionDenied(ex)) {
 				throw new MissingSchemaException(
 						"fencing.lock-store=database takes the locks in table " + TABLE
 								+ ", which the database cannot give (" + firstLine(ex) + ").",
@@ -211,7 +222,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 			throws InterruptedException {
 		checkName(lockName);
 		long deadline = System.nanoTime() + waitTime.toNanos();
-		awaitPendingRelease(lockName);
+		awaitPendingRelease(lockName, deadline);
 		long pause = FIRST_POLL_NANOS;
 		while (true) {
 			HeldLock held = attempt(lockName, leaseTime);
@@ -235,16 +246,19 @@ public final class DatabaseFencedLocks implements FencedLocks {
 	public CompletableFuture<@Nullable HeldLock> tryAcquireAsync(String lockName, Duration waitTime,
 			@Nullable Duration leaseTime) {
 		CompletableFuture<@Nullable HeldLock> result = new CompletableFuture<>();
+		this.waits.add(result);
+		result.whenComplete((held, failure) -> this.waits.remove(result));
 		try {
 			checkName(lockName);
+			refuseOnceClosed(lockName);
 			long deadline = System.nanoTime() + waitTime.toNanos();
 			Runnable first = () -> poll(lockName, leaseTime, deadline, FIRST_POLL_NANOS, result);
 			CompletableFuture<Boolean> pending = this.pendingReleases.get(lockName);
 			if (pending == null) {
-				this.workers.execute(first);
+				pollOnAWorker(lockName, first, result);
 			}
 			else {
-				pending.whenComplete((released, failure) -> this.workers.execute(first));
+				pending.whenComplete((released, failure) -> pollOnAWorker(lockName, first, result));
 			}
 		}
 		catch (RuntimeException ex) {
@@ -280,12 +294,35 @@ public final class DatabaseFencedLocks implements FencedLocks {
 		}
 		long next = Math.min(pause * 2, LONGEST_POLL_NANOS);
 		try {
-			this.timer.schedule(() -> this.workers.execute(() -> poll(lockName, leaseTime, deadline, next, result)),
+			this.timer.schedule(
+					() -> pollOnAWorker(lockName, () -> poll(lockName, leaseTime, deadline, next, result), result),
 					Math.min(jittered(pause), left), TimeUnit.NANOSECONDS);
 		}
 		catch (RejectedExecutionException ex) {
-			result.completeExceptionally(new LockUnavailableException(lockName,
-					"The fenced locks were closed while waiting for lock '" + lockName + "'", ex));
+			result.completeExceptionally(closedWhileWaiting(lockName, ex));
+		}
+	}
+
+	private void pollOnAWorker(String lockName, Runnable poll, CompletableFuture<@Nullable HeldLock> result) {
+		try {
+			this.workers.execute(poll);
+		}
+		catch (RejectedExecutionException ex) {
+			result.completeExceptionally(closedWhileWaiting(lockName, ex));
+		}
+	}
+
+	private static LockUnavailableException closedWhileWaiting(String lockName, @Nullable Throwable cause) {
+		return new LockUnavailableException(lockName,
+				"The fenced locks were closed (the application is stopping) while waiting for lock '" + lockName
+						+ "'; the task did not run",
+				cause);
+	}
+
+	private void refuseOnceClosed(String lockName) {
+		if (this.closed) {
+			throw new LockUnavailableException(lockName, "The fenced locks are closed (the application is stopping): "
+					+ "lock '" + lockName + "' was not asked for, and the task did not run");
 		}
 	}
 
@@ -305,12 +342,16 @@ public final class DatabaseFencedLocks implements FencedLocks {
 		}
 	}
 
-	/** Waits for this process's own release of the lock, bounded by its statement's. */
-	private void awaitPendingRelease(String lockName) throws InterruptedException {
+	/**
+	 * Waits for this process's own release of the lock, so that a run right after it
+	 * finds the lock free: up to the wait time, and at least a quarter of a second, well
+	 * within which a database answers a release.
+	 */
+	private void awaitPendingRelease(String lockName, long deadline) throws InterruptedException {
 		CompletableFuture<Boolean> pending = this.pendingReleases.get(lockName);
 		if (pending != null) {
 			try {
-				pending.get(QUERY_TIMEOUT_SECONDS * 2L, TimeUnit.SECONDS);
+				pending.get(Math.max(deadline - System.nanoTime(), PENDING_RELEASE_WAIT_NANOS), TimeUnit.NANOSECONDS);
 			}
 			catch (ExecutionException | TimeoutException ex) {
 				// Asked below: the lock is busy until its lease ends.
@@ -324,6 +365,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 	 * @return the acquisition, or {@code null} when the lock is busy
 	 */
 	private @Nullable HeldLock attempt(String lockName, @Nullable Duration leaseTime) {
+		refuseOnceClosed(lockName);
 		String owner = UUID.randomUUID().toString();
 		Duration lease = (leaseTime != null) ? leaseTime : this.renewedLease;
 		Optional<Grant> granted;
@@ -369,9 +411,15 @@ public final class DatabaseFencedLocks implements FencedLocks {
 				grant.sentAtNanos(), owner, new Renewal(grant.sentAtNanos() + lease.toNanos()));
 		if (leaseTime == null) {
 			long period = Math.max(1, this.renewedLease.toNanos() / 3);
-			held.renewal()
-				.schedule(this.timer.scheduleWithFixedDelay(() -> execute(() -> renew(held)), period, period,
-						TimeUnit.NANOSECONDS));
+			try {
+				held.renewal()
+					.schedule(this.timer.scheduleWithFixedDelay(() -> renewOnAWorker(held), period, period,
+							TimeUnit.NANOSECONDS));
+			}
+			catch (RejectedExecutionException ex) {
+				sendRelease(lockName, owner, false, Duration.ZERO, null);
+				throw closedWhileWaiting(lockName, ex);
+			}
 		}
 		return held;
 	}
@@ -418,11 +466,29 @@ public final class DatabaseFencedLocks implements FencedLocks {
 	 * Extends a renewed lease that has not ended; one that found the lock lost, or could
 	 * not be renewed before it ended, ends here.
 	 */
-	private void renew(DatabaseHeldLock held) {
-		Renewal renewal = held.renewal();
-		if (renewal.isStopped()) {
+	private void renewOnAWorker(DatabaseHeldLock held) {
+		CompletableFuture<Void> renewing = held.renewal().start();
+		if (renewing == null) {
+			// Stopped, or the last renewal is still on its way.
 			return;
 		}
+		try {
+			this.workers.execute(() -> {
+				try {
+					renew(held);
+				}
+				finally {
+					renewing.complete(null);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			renewing.complete(null);
+		}
+	}
+
+	private void renew(DatabaseHeldLock held) {
+		Renewal renewal = held.renewal();
 		long sentAt = System.nanoTime();
 		try {
 			int renewed = OwnConnections.inAutocommit(this.dataSource, (connection) -> update(connection,
@@ -447,8 +513,9 @@ public final class DatabaseFencedLocks implements FencedLocks {
 	@Override
 	public CompletableFuture<Boolean> release(HeldLock held, Duration holdFor, Consumer<Boolean> whenAnswered) {
 		DatabaseHeldLock own = (DatabaseHeldLock) held;
-		own.renewal().stop();
-		return sendRelease(own.token().lockName(), own.owner(), own.leaseTime() != null, holdFor, whenAnswered);
+		// After a renewal on its way, whose statement the release would meet on the row.
+		return sendRelease(own.token().lockName(), own.owner(), own.leaseTime() != null, holdFor, whenAnswered,
+				own.renewal().stop());
 	}
 
 	/**
@@ -460,16 +527,21 @@ public final class DatabaseFencedLocks implements FencedLocks {
 	 */
 	private CompletableFuture<Boolean> sendRelease(String lockName, String owner, boolean fixedLease, Duration holdFor,
 			@Nullable Consumer<Boolean> whenAnswered) {
+		return sendRelease(lockName, owner, fixedLease, holdFor, whenAnswered, CompletableFuture.completedFuture(null));
+	}
+
+	private CompletableFuture<Boolean> sendRelease(String lockName, String owner, boolean fixedLease, Duration holdFor,
+			@Nullable Consumer<Boolean> whenAnswered, CompletableFuture<?> after) {
 		CompletableFuture<Boolean> released = new CompletableFuture<>();
 		this.pendingReleases.put(lockName, released);
-		execute(() -> {
+		after.whenComplete((done, failure) -> execute(() -> {
 			boolean held = false;
 			try {
-				held = OwnConnections.inAutocommit(this.dataSource, (connection) -> {
+				held = whileContended(() -> OwnConnections.inAutocommit(this.dataSource, (connection) -> {
 					Statements statements = statements(connection);
 					return update(connection, fixedLease ? statements.releaseFixed() : statements.releaseRenewed(),
 							micros(holdFor.isNegative() ? Duration.ZERO : holdFor), lockName, owner) == 1;
-				});
+				}));
 			}
 			catch (SQLException | RuntimeException ex) {
 				String message = "Could not release lock '" + lockName + "' in " + description() + ": "
@@ -490,8 +562,33 @@ public final class DatabaseFencedLocks implements FencedLocks {
 				this.pendingReleases.remove(lockName, released);
 				released.complete(held);
 			}
-		});
+		}));
 		return released;
+	}
+
+	/**
+	 * Sends a statement again when it failed for meeting another one on its row (a
+	 * serialization failure under REPEATABLE READ, a lock wait that timed out).
+	 */
+	private static <T> T whileContended(Call<T> statement) throws SQLException {
+		for (int tries = 1;; tries++) {
+			try {
+				return statement.send();
+			}
+			catch (SQLException ex) {
+				if (tries >= CONTENTION_TRIES || !SqlStates.isContention(ex)) {
+					throw ex;
+				}
+			}
+		}
+	}
+
+	/** A statement sent on a connection of its own. */
+	@FunctionalInterface
+	private interface Call<T> {
+
+		T send() throws SQLException;
+
 	}
 
 	/** On a worker, or on this thread once the workers are closed. */
@@ -549,6 +646,10 @@ public final class DatabaseFencedLocks implements FencedLocks {
 	 */
 	@Override
 	public void close() {
+		this.closed = true;
+		for (CompletableFuture<@Nullable HeldLock> wait : this.waits) {
+			wait.completeExceptionally(closedWhileWaiting("(any)", null));
+		}
 		if (!awaitReleases(CLOSE_TIMEOUT)) {
 			logger.warn("Releases of fenced locks in " + description() + " were not answered within "
 					+ CLOSE_TIMEOUT.toSeconds() + " s; those locks stay taken until their leases end");
@@ -604,7 +705,9 @@ public final class DatabaseFencedLocks implements FencedLocks {
 					// The token comes back in the reply (LAST_INSERT_ID(expr)).
 					nextToken = (database == Database.MARIADB)
 							? "LAST_INSERT_ID(NEXT VALUE FOR " + JdbcTokenSource.SEQUENCE + ")"
-							: "LAST_INSERT_ID(token + 1)";
+							// Above the counter row too, which the token source raises.
+							: "LAST_INSERT_ID(GREATEST(token, COALESCE((SELECT c.token FROM "
+									+ JdbcTokenSource.COUNTER_TABLE + " c WHERE c.id = 1), 0)) + 1)";
 					createRow = (database == Database.MARIADB)
 							? "INSERT IGNORE INTO " + TABLE + " (name, lock_until) VALUES (?, '1970-01-01 00:00:00')"
 							: "INSERT IGNORE INTO " + TABLE + " (name, token, lock_until) SELECT ?, token, "
@@ -664,8 +767,24 @@ public final class DatabaseFencedLocks implements FencedLocks {
 
 		private volatile @Nullable ScheduledFuture<?> renewing;
 
+		/** The renewal on its way to the database; done when there is none. */
+		private volatile CompletableFuture<Void> inFlight = CompletableFuture.completedFuture(null);
+
 		Renewal(long heldUntilNanos) {
 			this.heldUntilNanos = heldUntilNanos;
+		}
+
+		/**
+		 * A renewal begins, unless renewing stopped or the last one is still on its way.
+		 * @return to be completed once it has been answered, or {@code null}
+		 */
+		synchronized @Nullable CompletableFuture<Void> start() {
+			if (this.stopped || !this.inFlight.isDone()) {
+				return null;
+			}
+			CompletableFuture<Void> renewal = new CompletableFuture<>();
+			this.inFlight = renewal;
+			return renewal;
 		}
 
 		void schedule(ScheduledFuture<?> renewing) {
@@ -685,23 +804,28 @@ public final class DatabaseFencedLocks implements FencedLocks {
 
 		void lost() {
 			this.lost = true;
-			stop();
+			stopRenewing();
 		}
 
 		boolean isLost() {
 			return this.lost;
 		}
 
-		void stop() {
+		/**
+		 * Stops renewing.
+		 * @return done once the renewal on its way, if any, has been answered
+		 */
+		synchronized CompletableFuture<Void> stop() {
+			stopRenewing();
+			return this.inFlight;
+		}
+
+		private void stopRenewing() {
 			this.stopped = true;
 			ScheduledFuture<?> renewing = this.renewing;
 			if (renewing != null) {
 				renewing.cancel(false);
 			}
-		}
-
-		boolean isStopped() {
-			return this.stopped;
 		}
 
 	}

@@ -104,6 +104,7 @@ public final class JdbcTokenSource implements TokenSource {
 				nextValue();
 			}
 			refuseTwoCounters();
+			refuseACounterRowBehindTheLocks();
 			warnOfAMissingOperationsTable();
 		}
 		catch (SQLTransientConnectionException | SQLTimeoutException ex) {
@@ -265,6 +266,42 @@ public final class JdbcTokenSource implements TokenSource {
 						+ "one every application uses (MariaDB: the sequence; a driver or proxy that reports MySQL "
 						+ "for MariaDB should report MariaDB) and drop the other, once its last token is below the "
 						+ "kept one's");
+			}
+		}
+	}
+
+	/**
+	 * On MySQL, the rows of the database lock store raise counters of their own: an
+	 * application that used that store and now takes its tokens from the counter row
+	 * would issue tokens below theirs, and every guarded write would be refused.
+	 */
+	private void refuseACounterRowBehindTheLocks() throws SQLException {
+		Counter counter = this.counter;
+		if (counter == null || !counter.counterRow()) {
+			return;
+		}
+		try (Connection connection = this.dataSource.getConnection();
+				Statement statement = connection.createStatement()) {
+			statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+			long locks;
+			try {
+				locks = single(statement.executeQuery("SELECT COALESCE(MAX(token), 0) FROM fencing_lock"),
+						"fencing_lock");
+			}
+			catch (SQLException ex) {
+				if (SqlStates.isMissingTable(ex)) {
+					return;
+				}
+				throw ex;
+			}
+			long row = count(statement, "SELECT token FROM " + COUNTER_TABLE + " WHERE id = 1");
+			if (locks > row) {
+				throw new IllegalStateException("fencing.token-source=database takes its tokens from the counter row "
+						+ "of table " + COUNTER_TABLE + ", at " + row + ", below token " + locks + " that the database "
+						+ "lock store issued from its rows in fencing_lock (fencing.lock-store=database, which raises a "
+						+ "counter per row on MySQL): the next tokens would be refused as older. Raise the counter row "
+						+ "first: UPDATE " + COUNTER_TABLE + " SET token = GREATEST(token, (SELECT MAX(token) FROM "
+						+ "fencing_lock)) WHERE id = 1");
 			}
 		}
 	}

@@ -122,6 +122,32 @@ class MySqlDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 	}
 
 	/**
+	 * The database lock store raised its rows' counters above the counter row: going back
+	 * to the token source would issue tokens every guarded row refuses, so the startup
+	 * says how to raise it, and goes on once it is.
+	 */
+	@Test
+	void aCounterRowBehindTheLockStoresRowsIsRefusedWithTheCommandThatRaisesIt() {
+		inADatabaseOfItsOwn((database) -> {
+			DataSource mysql = new ReportedAsMySql(database);
+			new FencingSchemaInitializer(mysql, InitializeSchema.ALWAYS).initializeDatabase();
+			JdbcTemplate jdbc = new JdbcTemplate(database);
+			jdbc.update("INSERT INTO fencing_lock (name, token, lock_until) VALUES ('job', 1000000000500, "
+					+ "'1970-01-01 00:00:00')");
+			JdbcTokenSource source = new JdbcTokenSource(mysql);
+			assertThatIllegalStateException().isThrownBy(source::checkSchema)
+				.withMessageContaining("at 999999999999, below token 1000000000500")
+				.withMessageContaining("UPDATE fencing_token_counter SET token = GREATEST(token, (SELECT MAX(token) "
+						+ "FROM fencing_lock)) WHERE id = 1");
+			jdbc.update(
+					"UPDATE fencing_token_counter SET token = GREATEST(token, (SELECT MAX(token) FROM fencing_lock)) "
+							+ "WHERE id = 1");
+			source.checkSchema();
+			assertThat(source.next("job").value()).isGreaterThan(1_000_000_000_500L);
+		});
+	}
+
+	/**
 	 * An application that reads MariaDB as MySQL (a proxy that says so) and one that
 	 * reads it as MariaDB would take tokens from two counters in one database.
 	 */

@@ -5,6 +5,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Timestamp;
@@ -14,6 +15,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -299,6 +301,73 @@ abstract class DatabaseFencedLocksTests {
 		return true;
 	}
 
+	/**
+	 * Another owner's grant holds the row's lock while this attempt waits for it: once it
+	 * commits, the attempt sees the newest row. A lease that other grant left over (a
+	 * grant and release) gives this attempt a token drawn after it, so higher; a lease
+	 * still running leaves it busy.
+	 */
+	@Test
+	void anAttemptThatWaitedForTheRowDrawsItsTokenAfterTheGrantItWaitedFor() throws Exception {
+		assertThat(attemptBehindAnotherGrant(lock("after-release"), false)).isNotNull();
+	}
+
+	@Test
+	void anAttemptThatWaitedForTheRowFindsTheOtherGrantsLeaseRunning() throws Exception {
+		assertThat(attemptBehindAnotherGrant(lock("after-grant"), true)).isNull();
+	}
+
+	private HeldLock attemptBehindAnotherGrant(String name, boolean leaseRunning) throws Exception {
+		takeAndRelease(name);
+		try (Connection other = dataSource().getConnection()) {
+			other.setAutoCommit(false);
+			try (PreparedStatement grant = other
+				.prepareStatement("UPDATE fencing_lock SET token = " + nextToken() + ", owner = 'other', lock_until = "
+						+ (leaseRunning ? farFuture() : farPast()) + " WHERE name = ?")) {
+				grant.setString(1, name);
+				assertThat(grant.executeUpdate()).isOne();
+			}
+			long otherToken;
+			try (PreparedStatement token = other.prepareStatement("SELECT token FROM fencing_lock WHERE name = ?")) {
+				token.setString(1, name);
+				try (ResultSet result = token.executeQuery()) {
+					assertThat(result.next()).isTrue();
+					otherToken = result.getLong(1);
+				}
+			}
+			DatabaseFencedLocks store = store();
+			Future<HeldLock> attempt = this.threads
+				.submit(() -> store.tryAcquire(name, Duration.ZERO, Duration.ofSeconds(30)));
+			await().atMost(Duration.ofSeconds(5)).until(() -> waitingForARowLock() > 0);
+			other.commit();
+			HeldLock held = attempt.get(10, TimeUnit.SECONDS);
+			if (held != null) {
+				assertThat(held.token().value()).isGreaterThan(otherToken);
+				assertThat(rowOf(name).token()).isEqualTo(held.token().value());
+			}
+			else {
+				assertThat(rowOf(name).token()).isEqualTo(otherToken);
+			}
+			return held;
+		}
+	}
+
+	/** The expression that draws the next token, as the store's statement does. */
+	protected abstract String nextToken();
+
+	/** A time long past, as a literal of the lease column. */
+	protected String farPast() {
+		return "TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00'";
+	}
+
+	/** A time long ahead, as a literal of the lease column. */
+	protected String farFuture() {
+		return "TIMESTAMP WITH TIME ZONE '2999-01-01 00:00:00+00'";
+	}
+
+	/** How many statements of the store wait for a row lock now. */
+	protected abstract long waitingForARowLock();
+
 	@Test
 	void aBusyAttemptDrawsNoToken() throws Exception {
 		DatabaseFencedLocks store = store();
@@ -356,6 +425,36 @@ abstract class DatabaseFencedLocksTests {
 			.withMessageContaining("lease of 500 ms")
 			.withMessageContaining("the task did not run");
 		assertThat(store().tryAcquire(lock("slow"), Duration.ofSeconds(10), Duration.ofSeconds(30))).isNotNull();
+	}
+
+	@Test
+	void anAsynchronousWaitEndsWhenTheStoreCloses() throws Exception {
+		DatabaseFencedLocks holder = store();
+		assertThat(holder.tryAcquire(lock("async-close"), Duration.ZERO, Duration.ofSeconds(30))).isNotNull();
+		DatabaseFencedLocks waiter = store();
+		CompletableFuture<HeldLock> waiting = waiter.tryAcquireAsync(lock("async-close"), Duration.ofSeconds(30),
+				Duration.ofSeconds(30));
+		assertThat(waiting).isNotDone();
+		waiter.close();
+		assertThat(waiting).failsWithin(Duration.ofSeconds(5))
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(LockUnavailableException.class)
+			.withMessageContaining("closed");
+	}
+
+	@Test
+	void aClosedStoreTakesNoLock() {
+		DatabaseFencedLocks store = store();
+		store.close();
+		assertThatExceptionOfType(LockUnavailableException.class)
+			.isThrownBy(() -> store.tryAcquire(lock("after-close"), Duration.ZERO, null))
+			.withMessageContaining("closed");
+		assertThat(store.tryAcquireAsync(lock("after-close"), Duration.ZERO, null)).failsWithin(Duration.ofSeconds(5))
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(LockUnavailableException.class);
+		assertThat(new JdbcTemplate(dataSource()).queryForObject("SELECT COUNT(*) FROM fencing_lock WHERE name = ?",
+				Integer.class, lock("after-close")))
+			.isZero();
 	}
 
 	@Test

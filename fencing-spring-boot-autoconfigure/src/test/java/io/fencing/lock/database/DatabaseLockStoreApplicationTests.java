@@ -158,6 +158,19 @@ class DatabaseLockStoreApplicationTests {
 								+ "there is no single DataSource"));
 	}
 
+	@Test
+	void theDatabaseStoreWithoutSpringJdbcFailsTheStartupSayingWhatToAdd() {
+		new ApplicationContextRunner().withClassLoader(new FilteredClassLoader(JdbcTemplate.class))
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class))
+			.withPropertyValues("fencing.lock-store=database")
+			.withBean(Job.class)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("fencing.lock-store=database takes the locks in the application's DataSource "
+						+ "through Spring JDBC, which is not on the class path")
+				.hasMessageNotContaining("Redisson"));
+	}
+
 	public static class Job {
 
 		@FencedTask("db-store-job")

@@ -6,6 +6,7 @@ import javax.sql.DataSource;
 
 import io.fencing.testsupport.TestServices;
 
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabase;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
@@ -35,6 +36,17 @@ class H2DatabaseFencedLocksTests extends DatabaseFencedLocksTests {
 		finally {
 			empty.shutdown();
 		}
+	}
+
+	@Override
+	protected String nextToken() {
+		return "NEXT VALUE FOR fencing_token_seq";
+	}
+
+	@Override
+	protected long waitingForARowLock() {
+		return new JdbcTemplate(dataSource()).queryForObject(
+				"SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL", Long.class);
 	}
 
 }

@@ -14,6 +14,10 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 class MariaDbDatabaseFencedLocksTests extends DatabaseFencedLocksTests {
 
+	static final String FAR_PAST = "'1970-01-01 00:00:00'";
+
+	static final String FAR_FUTURE = "'2999-01-01 00:00:00'";
+
 	@Override
 	protected DataSource dataSource() {
 		return TestServices.mariadb();
@@ -41,6 +45,31 @@ class MariaDbDatabaseFencedLocksTests extends DatabaseFencedLocksTests {
 		finally {
 			mariadb.execute("DROP DATABASE " + name);
 		}
+	}
+
+	@Override
+	protected String nextToken() {
+		return "NEXT VALUE FOR fencing_token_seq";
+	}
+
+	@Override
+	protected String farPast() {
+		return FAR_PAST;
+	}
+
+	@Override
+	protected String farFuture() {
+		return FAR_FUTURE;
+	}
+
+	@Override
+	protected long waitingForARowLock() {
+		return MariaDbDatabaseFencedLocksTests.waitingForARowLock(dataSource());
+	}
+
+	static long waitingForARowLock(DataSource dataSource) {
+		return new JdbcTemplate(dataSource).queryForObject("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE "
+				+ "trx_state = 'LOCK WAIT' AND trx_query LIKE '%UPDATE fencing_lock SET token%'", Long.class);
 	}
 
 }
