@@ -45,6 +45,8 @@ class TestPrerequisitesTests {
 			.contains("- MariaDB: nothing listens on 127.0.0.1:" + closed)
 			.contains("- redis-server is not on the PATH: the tests start Redis servers of their own: "
 					+ "apt-get install redis-server")
+			.contains("- faketime is not on the PATH: a test runs a JVM whose clock is an hour off (libfaketime): "
+					+ "apt-get install faketime")
 			.contains("- Chromium: /nonexistent/chromium is missing; the sample's page is tested in it: "
 					+ "apt-get install chromium, or name another with FENCING_TEST_CHROMIUM")
 			.contains("- ChromeDriver: /nonexistent/chromedriver is missing; apt-get install chromium-driver")
