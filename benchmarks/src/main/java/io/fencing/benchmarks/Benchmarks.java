@@ -83,7 +83,9 @@ public final class Benchmarks {
 		name = name.substring(name.lastIndexOf('.', name.lastIndexOf('.') - 1) + 1);
 		String names = result.getParams().getParam("names");
 		String client = result.getParams().getParam("client");
-		return name + ((names != null) ? " (" + names + " names)" : "") + ((client != null) ? " (" + client + ")" : "");
+		String database = result.getParams().getParam("database");
+		return name + ((names != null) ? " (" + names + " names)" : "") + ((client != null) ? " (" + client + ")" : "")
+				+ ((database != null) ? " (" + database + ")" : "");
 	}
 
 	private static void printFigures(Map<String, Figures> figures) {
@@ -180,6 +182,31 @@ public final class Benchmarks {
 		ratios.add("fenced entity / plain entity, repository update, time per call",
 				"FencedEntityBenchmarks.fencedEntityUpdate", "FencedEntityBenchmarks.plainEntityUpdate",
 				Figures::median, "<= 1.05");
+		for (String database : List.of("postgresql", "mariadb")) {
+			String on = " (" + database + ")";
+			ratios.add("database store / ShedLock JDBC (usingDbTime), time per call, names in turn" + on,
+					"DatabaseLockBenchmarks.databaseStoreNamesInTurn" + on,
+					"DatabaseLockBenchmarks.shedLockJdbcNamesInTurn" + on, Figures::median, "<= 1.0");
+			ratios.add("database store / ShedLock JDBC (usingDbTime), time per call, one name" + on,
+					"DatabaseLockBenchmarks.databaseStore" + on, "DatabaseLockBenchmarks.shedLockJdbc" + on,
+					Figures::median, "<= 1.0");
+			ratios.add("database store / Redis store (database tokens), time per call, names in turn" + on,
+					"DatabaseLockBenchmarks.databaseStoreNamesInTurn" + on,
+					"DatabaseLockBenchmarks.redisStoreNamesInTurn" + on, Figures::median, "(context)");
+			ratios.add("database store / ShedLock JDBC (usingDbTime), JVM CPU per call, names in turn" + on,
+					"DatabaseLockBenchmarks.databaseStoreNamesInTurn" + on,
+					"DatabaseLockBenchmarks.shedLockJdbcNamesInTurn" + on, Figures::jvmCpu, "(context)");
+			for (String names : List.of("1", "10000")) {
+				for (String threads : List.of("1Thread", "4Threads", "16Threads")) {
+					String of = " (" + names + " names) (" + database + ")";
+					ratios.add(
+							"database store / ShedLock JDBC, throughput, " + threads + ", " + names + " names, "
+									+ database,
+							"DatabaseThroughputBenchmarks.databaseStore" + threads + of,
+							"DatabaseThroughputBenchmarks.shedLockJdbc" + threads + of, Figures::median, "(context)");
+				}
+			}
+		}
 		ratios.add("fenced entity / plain entity, repository update, JVM CPU per call",
 				"FencedEntityBenchmarks.fencedEntityUpdate", "FencedEntityBenchmarks.plainEntityUpdate",
 				Figures::jvmCpu, "(context)");

@@ -1,14 +1,20 @@
 package io.fencing.lock.database;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
 import io.fencing.FencedTask;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
+import io.fencing.LeaseLostEvent;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
@@ -27,19 +33,29 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationListener;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
- * An application with the database lock store, as a user has it: without Redisson on its
- * class path (the store is then the default) and with no Redis anywhere, it starts, runs
- * its fenced jobs, and the reference timeline's paused owner is refused on each database.
- * The store's settings that cannot go together fail the startup with what to do.
+ * An application with the database lock store, as a user has it: without Redisson and
+ * Boot's Redis module on its class path (the store is then the default) and with no Redis
+ * anywhere, it starts, runs its fenced jobs, and the reference timeline's paused owner is
+ * refused on each database. The store's settings that cannot go together fail the startup
+ * with what to do.
  */
 class DatabaseLockStoreApplicationTests {
+
+	/**
+	 * Redisson and Boot's Redis module, which an application that locks in its database
+	 * excludes from the starter.
+	 */
+	private static final String[] WITHOUT_REDIS = { "org.redisson", "org.springframework.data.redis",
+			"org.springframework.boot.data.redis" };
 
 	private final StockTable stock = new StockTable();
 
@@ -48,7 +64,7 @@ class DatabaseLockStoreApplicationTests {
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
 	private final ApplicationContextRunner withoutRedisson = new ApplicationContextRunner()
-		.withClassLoader(new FilteredClassLoader("org.redisson"))
+		.withClassLoader(new FilteredClassLoader(WITHOUT_REDIS))
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class,
 				FencingJdbcAutoConfiguration.class, FencingTokenSourceAutoConfiguration.class))
 		.withPropertyValues("fencing.jdbc.initialize-schema=always", "test.lock=" + this.lock,
@@ -147,7 +163,7 @@ class DatabaseLockStoreApplicationTests {
 
 	@Test
 	void theDatabaseStoreWithoutADataSourceFailsTheStartupSayingWhatToDefine() {
-		new ApplicationContextRunner().withClassLoader(new FilteredClassLoader("org.redisson"))
+		new ApplicationContextRunner().withClassLoader(new FilteredClassLoader(WITHOUT_REDIS))
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class,
 					FencingTokenSourceAutoConfiguration.class))
 			.withBean(Job.class)
@@ -169,6 +185,87 @@ class DatabaseLockStoreApplicationTests {
 				.hasMessageContaining("fencing.lock-store=database takes the locks in the application's DataSource "
 						+ "through Spring JDBC, which is not on the class path")
 				.hasMessageNotContaining("Redisson"));
+	}
+
+	/**
+	 * The runner's forms on the database store: a nested run of the same lock reuses the
+	 * outer token, an asynchronous task completes with a token of its own, and a run
+	 * whose lock another owner took meanwhile is told as a lost lease.
+	 */
+	@Test
+	void nestedAsynchronousAndLostRunsOnTheDatabaseStore() {
+		new ApplicationContextRunner().withClassLoader(new FilteredClassLoader(WITHOUT_REDIS))
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class,
+					FencingTokenSourceAutoConfiguration.class))
+			.withPropertyValues("fencing.jdbc.initialize-schema=always", "test.lock=" + this.lock)
+			.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.h2()))
+			.withBean(Inner.class)
+			.withBean(Outer.class)
+			.withBean(LostLeases.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				FencingToken[] tokens = context.getBean(Outer.class).outerAndInner();
+				assertThat(tokens[1]).isEqualTo(tokens[0]);
+				FencingToken later = context.getBean(Outer.class).asynchronous().get(10, TimeUnit.SECONDS);
+				assertThat(later.value()).isGreaterThan(tokens[0].value());
+				JdbcTemplate jdbc = new JdbcTemplate(TestServices.h2());
+				FencingToken lost = context.getBean(Outer.class)
+					.losingItsLock(
+							() -> jdbc.update("UPDATE fencing_lock SET owner = 'another' WHERE name = ?", this.lock));
+				// Told once the release, sent without waiting, has been answered.
+				await().atMost(Duration.ofSeconds(10))
+					.untilAsserted(() -> assertThat(context.getBean(LostLeases.class).events).singleElement()
+						.satisfies((event) -> assertThat(event.getToken()).isEqualTo(lost.value()))
+						.satisfies((event) -> assertThat(event.isOverrun()).isFalse()));
+			});
+	}
+
+	public static class Inner {
+
+		@FencedTask("${test.lock}")
+		public FencingToken run() {
+			return FencingContext.current();
+		}
+
+	}
+
+	public static class Outer {
+
+		private final Inner inner;
+
+		public Outer(Inner inner) {
+			this.inner = inner;
+		}
+
+		@FencedTask("${test.lock}")
+		public FencingToken[] outerAndInner() {
+			return new FencingToken[] { FencingContext.current(), this.inner.run() };
+		}
+
+		@FencedTask("${test.lock}")
+		public CompletableFuture<FencingToken> asynchronous() {
+			FencingToken token = FencingContext.current();
+			// The lock is held until the returned work completes.
+			return CompletableFuture.supplyAsync(() -> token);
+		}
+
+		@FencedTask("${test.lock}")
+		public FencingToken losingItsLock(Runnable takenMeanwhile) {
+			takenMeanwhile.run();
+			return FencingContext.current();
+		}
+
+	}
+
+	public static class LostLeases implements ApplicationListener<LeaseLostEvent> {
+
+		final List<LeaseLostEvent> events = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void onApplicationEvent(LeaseLostEvent event) {
+			this.events.add(event);
+		}
+
 	}
 
 	public static class Job {
