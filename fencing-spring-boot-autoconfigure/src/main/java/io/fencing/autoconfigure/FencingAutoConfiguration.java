@@ -137,7 +137,7 @@ public final class FencingAutoConfiguration {
 			// Its tokens are the database's, drawn with each grant; its table and the
 			// sequence are checked.
 			if (tokenSource.getIfAvailable() instanceof JdbcTokenSource jdbc) {
-				jdbc.checkSchema();
+				jdbc.checkSchemaForTheLockStore();
 			}
 		}
 		else if (locks.issuesTokens() && fencing.getTokenSource() == FencingProperties.TokenSourceType.DATABASE) {

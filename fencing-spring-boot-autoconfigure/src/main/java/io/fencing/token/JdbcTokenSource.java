@@ -99,12 +99,27 @@ public final class JdbcTokenSource implements TokenSource {
 	 * @throws IllegalStateException when the sequence is missing or cannot be used
 	 */
 	public void checkSchema() {
+		checkSchema(true);
+	}
+
+	/**
+	 * {@link #checkSchema()}, for the database lock store, whose grants draw from the
+	 * same sequence (on MySQL, raise counters of their own in its rows): tokens come from
+	 * the counter row only when this source issues them.
+	 */
+	public void checkSchemaForTheLockStore() {
+		checkSchema(false);
+	}
+
+	private void checkSchema(boolean issuesTokens) {
 		try {
 			if (!counterIsThere()) {
 				nextValue();
 			}
 			refuseTwoCounters();
-			refuseACounterRowBehindTheLocks();
+			if (issuesTokens) {
+				refuseACounterRowBehindTheLocks();
+			}
 			warnOfAMissingOperationsTable();
 		}
 		catch (SQLTransientConnectionException | SQLTimeoutException ex) {

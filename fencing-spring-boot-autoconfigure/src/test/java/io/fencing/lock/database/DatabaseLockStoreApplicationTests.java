@@ -12,12 +12,17 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import io.fencing.FencedTask;
+import io.fencing.FencedTasks;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.LeaseLostEvent;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
+import io.fencing.autoconfigure.FencingHealthContributorAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
+import io.fencing.health.FencingHealthIndicator;
+import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.lock.DatabaseFencedLocks;
 import io.fencing.lock.FencedLocks;
 import io.fencing.run.FencedTaskRunner;
@@ -33,12 +38,16 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ApplicationListener;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -185,6 +194,57 @@ class DatabaseLockStoreApplicationTests {
 				.hasMessageContaining("fencing.lock-store=database takes the locks in the application's DataSource "
 						+ "through Spring JDBC, which is not on the class path")
 				.hasMessageNotContaining("Redisson"));
+	}
+
+	/**
+	 * The rest of the starter on the database store, on PostgreSQL without Redis: a
+	 * programmatic run whose operation is applied once however often it is presented, a
+	 * plain write to a table the database fences carrying the run's token, the same write
+	 * without a run refused, and the health naming the lock table.
+	 */
+	@Test
+	void theRestOfTheStarterWorksOnTheDatabaseStore() {
+		DataSource postgres = TestServices.postgres();
+		this.database = postgres;
+		JdbcTemplate admin = new JdbcTemplate(postgres);
+		this.stock.create(admin);
+		String table = this.stock.name();
+		try {
+			new ApplicationContextRunner().withClassLoader(new FilteredClassLoader(WITHOUT_REDIS))
+				.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class,
+						FencingJdbcAutoConfiguration.class, FencingTokenSourceAutoConfiguration.class,
+						FencingFencedTablesAutoConfiguration.class, FencingHealthContributorAutoConfiguration.class))
+				.withPropertyValues("fencing.jdbc.initialize-schema=always", "fencing.jdbc.fenced-tables=" + table)
+				.withBean(DataSource.class, () -> new DelegatingDataSource(postgres))
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					FencedJdbcTemplate fenced = context.getBean(FencedJdbcTemplate.class);
+					JdbcTemplate plain = new JdbcTemplate(context.getBean(DataSource.class));
+					String operation = "op-" + UUID.randomUUID();
+					String increment = "UPDATE " + table + " SET quantity = quantity + 1 WHERE sku = ?";
+					assertThat(context.getBean(FencedTasks.class).run(this.lock, (token) -> {
+						fenced.guardedUpdateOnce(operation, increment, "A-1");
+						fenced.guardedUpdateOnce(operation, increment, "A-1");
+						plain.update("UPDATE " + table + " SET quantity = quantity + 10 WHERE sku = 'A-1'");
+					})).isTrue();
+					assertThatExceptionOfType(DataAccessException.class)
+						.isThrownBy(() -> plain.update("UPDATE " + table + " SET quantity = 0 WHERE sku = 'A-1'"))
+						.withMessageContaining("carries no fencing token");
+					assertThat(
+							admin.queryForObject("SELECT quantity FROM " + table + " WHERE sku = 'A-1'", Integer.class))
+						.isEqualTo(21);
+					Health health = context.getBean(FencingHealthIndicator.class).health();
+					assertThat(health.getStatus()).isEqualTo(Status.UP);
+					assertThat(health.getDetails()).containsEntry("locks",
+							"table fencing_lock of the application's database (PostgreSQL)");
+				});
+		}
+		finally {
+			// The fence's functions outlive the table.
+			admin.execute("DROP TABLE IF EXISTS " + table);
+			admin.execute(
+					"DROP FUNCTION IF EXISTS fencing_fence_" + table + "(), fencing_fence_" + table + "_truncate()");
+		}
 	}
 
 	/**
