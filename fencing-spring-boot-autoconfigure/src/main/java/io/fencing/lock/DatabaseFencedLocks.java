@@ -2,8 +2,6 @@ package io.fencing.lock;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
@@ -21,7 +19,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -83,9 +80,6 @@ public final class DatabaseFencedLocks implements FencedLocks {
 
 	private static final long PENDING_RELEASE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
-	/** How often a statement that met another one on its row is sent at most. */
-	private static final int CONTENTION_TRIES = 3;
-
 	private final DataSource dataSource;
 
 	private final Duration renewedLease;
@@ -93,7 +87,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 	/** Who holds a lock, for people reading the table: process id and host. */
 	private final String lockedBy;
 
-	private volatile @Nullable Statements statements;
+	private volatile @Nullable LockStatements statements;
 
 	/** Only waits, then hands the work to {@link #workers}. */
 	private final ScheduledExecutorService timer;
@@ -144,7 +138,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 
 	@Override
 	public String description() {
-		Statements statements = this.statements;
+		LockStatements statements = this.statements;
 		return "table " + TABLE + " of the application's database"
 				+ ((statements != null) ? " (" + statements.product() + ")" : "");
 	}
@@ -200,7 +194,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 				logger.warn("Could not check the fenced locks' " + description() + ": " + firstLine(ex));
 				return;
 			}
-			Statements statements = this.statements;
+			LockStatements statements = this.statements;
 			Database database = (statements != null) ? statements.database() : Database.POSTGRESQL;
 			if (SqlStates.isMissingObject(ex) && !SqlStates.isPermissionDenied(ex)) {
 				throw new MissingSchemaException(
@@ -368,13 +362,14 @@ public final class DatabaseFencedLocks implements FencedLocks {
 		refuseOnceClosed(lockName);
 		String owner = UUID.randomUUID().toString();
 		Duration lease = (leaseTime != null) ? leaseTime : this.renewedLease;
-		Optional<Grant> granted;
+		Optional<LockStatements.Grant> granted;
 		try {
 			granted = OwnConnections.inAutocommit(this.dataSource, (connection) -> {
-				Statements statements = statements(connection);
-				Grant grant = acquire(connection, statements, lockName, owner, lease);
+				LockStatements statements = statements(connection);
+				LockStatements.Grant grant = statements.grant(connection, lockName, owner, this.lockedBy,
+						micros(lease));
 				if (grant == null && statements.createRow(connection, lockName)) {
-					grant = acquire(connection, statements, lockName, owner, lease);
+					grant = statements.grant(connection, lockName, owner, this.lockedBy, micros(lease));
 				}
 				return Optional.ofNullable(grant);
 			});
@@ -397,7 +392,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 		if (granted.isEmpty()) {
 			return null;
 		}
-		Grant grant = granted.get();
+		LockStatements.Grant grant = granted.get();
 		long took = System.nanoTime() - grant.sentAtNanos();
 		if (took >= lease.toNanos()) {
 			sendRelease(lockName, owner, false, Duration.ZERO, null);
@@ -408,7 +403,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 							+ "; the lock is given back and the task did not run");
 		}
 		DatabaseHeldLock held = new DatabaseHeldLock(new FencingToken(lockName, grant.token()), leaseTime,
-				grant.sentAtNanos(), owner, new Renewal(grant.sentAtNanos() + lease.toNanos()));
+				grant.sentAtNanos(), owner, new LeaseRenewal(grant.sentAtNanos() + lease.toNanos()));
 		if (leaseTime == null) {
 			long period = Math.max(1, this.renewedLease.toNanos() / 3);
 			try {
@@ -422,40 +417,6 @@ public final class DatabaseFencedLocks implements FencedLocks {
 			}
 		}
 		return held;
-	}
-
-	private @Nullable Grant acquire(Connection connection, Statements statements, String lockName, String owner,
-			Duration lease) throws SQLException {
-		boolean generatedKey = statements.database().isMySqlFamily();
-		try (PreparedStatement statement = generatedKey
-				? connection.prepareStatement(statements.acquire(), Statement.RETURN_GENERATED_KEYS)
-				: connection.prepareStatement(statements.acquire())) {
-			statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
-			statement.setString(1, owner);
-			statement.setString(2, this.lockedBy);
-			statement.setLong(3, micros(lease));
-			statement.setString(4, lockName);
-			long sentAt = System.nanoTime();
-			if (!generatedKey) {
-				try (ResultSet granted = statement.executeQuery()) {
-					return granted.next() ? new Grant(granted.getLong(1), sentAt) : null;
-				}
-			}
-			if (statement.executeUpdate() != 1) {
-				return null;
-			}
-			// LAST_INSERT_ID(expr): the token comes back in the reply.
-			try (ResultSet keys = statement.getGeneratedKeys()) {
-				if (keys.next()) {
-					return new Grant(keys.getLong(1), sentAt);
-				}
-			}
-			try (Statement lastInsertId = connection.createStatement();
-					ResultSet token = lastInsertId.executeQuery("SELECT LAST_INSERT_ID()")) {
-				token.next();
-				return new Grant(token.getLong(1), sentAt);
-			}
-		}
 	}
 
 	private static long micros(Duration duration) {
@@ -488,10 +449,10 @@ public final class DatabaseFencedLocks implements FencedLocks {
 	}
 
 	private void renew(DatabaseHeldLock held) {
-		Renewal renewal = held.renewal();
+		LeaseRenewal renewal = held.renewal();
 		long sentAt = System.nanoTime();
 		try {
-			int renewed = OwnConnections.inAutocommit(this.dataSource, (connection) -> update(connection,
+			int renewed = OwnConnections.inAutocommit(this.dataSource, (connection) -> LockStatements.update(connection,
 					statements(connection).renew(), micros(this.renewedLease), held.token().lockName(), held.owner()));
 			if (renewed == 1) {
 				renewal.renewedUntil(sentAt + this.renewedLease.toNanos());
@@ -537,11 +498,13 @@ public final class DatabaseFencedLocks implements FencedLocks {
 		after.whenComplete((done, failure) -> execute(() -> {
 			boolean held = false;
 			try {
-				held = whileContended(() -> OwnConnections.inAutocommit(this.dataSource, (connection) -> {
-					Statements statements = statements(connection);
-					return update(connection, fixedLease ? statements.releaseFixed() : statements.releaseRenewed(),
-							micros(holdFor.isNegative() ? Duration.ZERO : holdFor), lockName, owner) == 1;
-				}));
+				held = LockStatements
+					.whileContended(() -> OwnConnections.inAutocommit(this.dataSource, (connection) -> {
+						LockStatements statements = statements(connection);
+						return LockStatements.update(connection,
+								fixedLease ? statements.releaseFixed() : statements.releaseRenewed(),
+								micros(holdFor.isNegative() ? Duration.ZERO : holdFor), lockName, owner) == 1;
+					}));
 			}
 			catch (SQLException | RuntimeException ex) {
 				String message = "Could not release lock '" + lockName + "' in " + description() + ": "
@@ -566,31 +529,6 @@ public final class DatabaseFencedLocks implements FencedLocks {
 		return released;
 	}
 
-	/**
-	 * Sends a statement again when it failed for meeting another one on its row (a
-	 * serialization failure under REPEATABLE READ, a lock wait that timed out).
-	 */
-	private static <T> T whileContended(Call<T> statement) throws SQLException {
-		for (int tries = 1;; tries++) {
-			try {
-				return statement.send();
-			}
-			catch (SQLException ex) {
-				if (tries >= CONTENTION_TRIES || !SqlStates.isContention(ex)) {
-					throw ex;
-				}
-			}
-		}
-	}
-
-	/** A statement sent on a connection of its own. */
-	@FunctionalInterface
-	private interface Call<T> {
-
-		T send() throws SQLException;
-
-	}
-
 	/** On a worker, or on this thread once the workers are closed. */
 	private void execute(Runnable work) {
 		try {
@@ -601,17 +539,6 @@ public final class DatabaseFencedLocks implements FencedLocks {
 		}
 	}
 
-	private static int update(Connection connection, String sql, long micros, String lockName, String owner)
-			throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
-			statement.setLong(1, micros);
-			statement.setString(2, lockName);
-			statement.setString(3, owner);
-			return statement.executeUpdate();
-		}
-	}
-
 	@Override
 	public boolean isHeld(HeldLock held) {
 		DatabaseHeldLock own = (DatabaseHeldLock) held;
@@ -619,16 +546,8 @@ public final class DatabaseFencedLocks implements FencedLocks {
 			return false;
 		}
 		try {
-			return OwnConnections.inAutocommit(this.dataSource, (connection) -> {
-				try (PreparedStatement statement = connection.prepareStatement(statements(connection).isHeld())) {
-					statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
-					statement.setString(1, own.token().lockName());
-					statement.setString(2, own.owner());
-					try (ResultSet found = statement.executeQuery()) {
-						return found.next() && found.getLong(1) > 0;
-					}
-				}
-			});
+			return OwnConnections.inAutocommit(this.dataSource,
+					(connection) -> statements(connection).isHeld(connection, own.token().lockName(), own.owner()));
 		}
 		catch (SQLException | RuntimeException ex) {
 			return false;
@@ -658,10 +577,10 @@ public final class DatabaseFencedLocks implements FencedLocks {
 		this.workers.shutdown();
 	}
 
-	private Statements statements(Connection connection) throws SQLException {
-		Statements statements = this.statements;
+	private LockStatements statements(Connection connection) throws SQLException {
+		LockStatements statements = this.statements;
 		if (statements == null) {
-			statements = Statements.of(Database.of(connection), connection.getMetaData().getDatabaseProductName());
+			statements = LockStatements.of(Database.of(connection), connection.getMetaData().getDatabaseProductName());
 			this.statements = statements;
 		}
 		return statements;
@@ -671,173 +590,6 @@ public final class DatabaseFencedLocks implements FencedLocks {
 		String message = String.valueOf(ex.getMessage());
 		int end = message.indexOf('\n');
 		return ((end < 0) ? message : message.substring(0, end)).trim();
-	}
-
-	/** A grant: its token, and when the statement was sent (before the lease began). */
-	private record Grant(long token, long sentAtNanos) {
-	}
-
-	/**
-	 * The statements of one database, each with the same parameters: acquire (owner,
-	 * holder, lease in microseconds, name); renew and release (microseconds, name,
-	 * owner); is held (name, owner); create a row (name).
-	 */
-	private record Statements(Database database, String product, String acquire, String createRowSql, String renew,
-			String releaseRenewed, String releaseFixed, String isHeld) {
-
-		static Statements of(Database database, String product) {
-			String now;
-			String later;
-			String nextToken;
-			String createRow;
-			switch (database) {
-				case POSTGRESQL -> {
-					// The time of the statement's execution, after any wait for the row.
-					now = "clock_timestamp()";
-					later = "clock_timestamp() + ? * INTERVAL '1 microsecond'";
-					nextToken = "nextval('" + JdbcTokenSource.SEQUENCE + "')";
-					createRow = "INSERT INTO " + TABLE + " (name, lock_until) VALUES (?, TIMESTAMP WITH TIME ZONE "
-							+ "'1970-01-01 00:00:00+00') ON CONFLICT (name) DO NOTHING";
-				}
-				case MARIADB, MYSQL -> {
-					now = "UTC_TIMESTAMP(6)";
-					later = "UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND";
-					// The token comes back in the reply (LAST_INSERT_ID(expr)).
-					nextToken = (database == Database.MARIADB)
-							? "LAST_INSERT_ID(NEXT VALUE FOR " + JdbcTokenSource.SEQUENCE + ")"
-							// Above the counter row too, which the token source raises.
-							: "LAST_INSERT_ID(GREATEST(token, COALESCE((SELECT c.token FROM "
-									+ JdbcTokenSource.COUNTER_TABLE + " c WHERE c.id = 1), 0)) + 1)";
-					createRow = (database == Database.MARIADB)
-							? "INSERT IGNORE INTO " + TABLE + " (name, lock_until) VALUES (?, '1970-01-01 00:00:00')"
-							: "INSERT IGNORE INTO " + TABLE + " (name, token, lock_until) SELECT ?, token, "
-									+ "'1970-01-01 00:00:00' FROM " + JdbcTokenSource.COUNTER_TABLE + " WHERE id = 1";
-				}
-				case H2 -> {
-					now = "CURRENT_TIMESTAMP";
-					later = "DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)";
-					nextToken = "NEXT VALUE FOR " + JdbcTokenSource.SEQUENCE;
-					createRow = "INSERT INTO " + TABLE + " (name, lock_until) VALUES (?, TIMESTAMP WITH TIME ZONE "
-							+ "'1970-01-01 00:00:00+00')";
-				}
-				default -> throw new IllegalStateException("fencing.lock-store=database takes locks in PostgreSQL, "
-						+ "MariaDB, MySQL or H2, and the application's DataSource leads to " + product
-						+ ". Set fencing.lock-store=redis");
-			}
-			String take = "UPDATE " + TABLE + " SET token = " + nextToken + ", owner = ?, locked_by = ?, locked_at = "
-					+ now + ", lock_until = " + later + " WHERE name = ? AND lock_until <= " + now;
-			String acquire = switch (database) {
-				case POSTGRESQL -> take + " RETURNING token";
-				case H2 -> "SELECT token FROM FINAL TABLE (" + take + ")";
-				default -> take;
-			};
-			String ofThisOwner = " WHERE name = ? AND owner = ? AND lock_until > " + now;
-			return new Statements(database, product, acquire, createRow,
-					"UPDATE " + TABLE + " SET lock_until = " + later + ofThisOwner,
-					"UPDATE " + TABLE + " SET owner = NULL, lock_until = " + later + ofThisOwner, "UPDATE " + TABLE
-							+ " SET owner = NULL, lock_until = LEAST(lock_until, " + later + ")" + ofThisOwner,
-					"SELECT COUNT(*) FROM " + TABLE + ofThisOwner);
-		}
-
-		/** Creates the lock's row, free; {@code false} when it was there. */
-		boolean createRow(Connection connection, String lockName) throws SQLException {
-			try (PreparedStatement statement = connection.prepareStatement(this.createRowSql)) {
-				statement.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
-				statement.setString(1, lockName);
-				return statement.executeUpdate() == 1;
-			}
-			catch (SQLException ex) {
-				if (SqlStates.isDuplicateKey(ex)) {
-					return false;
-				}
-				throw ex;
-			}
-		}
-
-	}
-
-	/** The state of a lease renewed until the release, shared by its copies. */
-	private static final class Renewal {
-
-		private volatile long heldUntilNanos;
-
-		private volatile boolean lost;
-
-		private volatile boolean stopped;
-
-		private volatile @Nullable ScheduledFuture<?> renewing;
-
-		/** The renewal on its way to the database; done when there is none. */
-		private volatile CompletableFuture<Void> inFlight = CompletableFuture.completedFuture(null);
-
-		Renewal(long heldUntilNanos) {
-			this.heldUntilNanos = heldUntilNanos;
-		}
-
-		/**
-		 * A renewal begins, unless renewing stopped or the last one is still on its way.
-		 * @return to be completed once it has been answered, or {@code null}
-		 */
-		synchronized @Nullable CompletableFuture<Void> start() {
-			if (this.stopped || !this.inFlight.isDone()) {
-				return null;
-			}
-			CompletableFuture<Void> renewal = new CompletableFuture<>();
-			this.inFlight = renewal;
-			return renewal;
-		}
-
-		void schedule(ScheduledFuture<?> renewing) {
-			this.renewing = renewing;
-			if (this.stopped) {
-				renewing.cancel(false);
-			}
-		}
-
-		void renewedUntil(long nanos) {
-			this.heldUntilNanos = nanos;
-		}
-
-		long heldUntilNanos() {
-			return this.heldUntilNanos;
-		}
-
-		void lost() {
-			this.lost = true;
-			stopRenewing();
-		}
-
-		boolean isLost() {
-			return this.lost;
-		}
-
-		/**
-		 * Stops renewing.
-		 * @return done once the renewal on its way, if any, has been answered
-		 */
-		synchronized CompletableFuture<Void> stop() {
-			stopRenewing();
-			return this.inFlight;
-		}
-
-		private void stopRenewing() {
-			this.stopped = true;
-			ScheduledFuture<?> renewing = this.renewing;
-			if (renewing != null) {
-				renewing.cancel(false);
-			}
-		}
-
-	}
-
-	private record DatabaseHeldLock(FencingToken token, @Nullable Duration leaseTime, long acquiredAtNanos,
-			String owner, Renewal renewal) implements HeldLock {
-
-		@Override
-		public HeldLock withToken(FencingToken newToken) {
-			return new DatabaseHeldLock(newToken, this.leaseTime, this.acquiredAtNanos, this.owner, this.renewal);
-		}
-
 	}
 
 }
