@@ -35,8 +35,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * What the starter adds to an application's start: a fresh JVM to a started JDBC
  * application on PostgreSQL that has run one query, without the starter, with it on the
- * Redis lock store (the starter's own Redisson client, lazily connected) and with it on
- * the database lock store; five fresh JVMs each.
+ * Redis lock store (the starter's own Redisson client, lazily connected, and Boot's Redis
+ * beans) and with it on the database lock store (no Redis beans); five fresh JVMs each.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -53,7 +53,11 @@ public class ApplicationStartupBenchmarks {
 
 	@Benchmark
 	public Integer startAndQueryOnce() {
-		Class<?> configuration = "plain".equals(this.application) ? JdbcApplication.class : FencedApplication.class;
+		Class<?> configuration = switch (this.application) {
+			case "plain" -> JdbcApplication.class;
+			case "redis-store" -> RedisStoreApplication.class;
+			default -> DatabaseStoreApplication.class;
+		};
 		this.context = new SpringApplicationBuilder(configuration).web(WebApplicationType.NONE)
 			.properties("spring.main.banner-mode=off", "logging.level.root=WARN",
 					"spring.datasource.url=" + BenchmarkServices.postgres().getJdbcUrl(),
@@ -77,12 +81,27 @@ public class ApplicationStartupBenchmarks {
 
 	}
 
-	/** The same with the starter's auto-configurations, as it brings them. */
+	/**
+	 * The same with the starter's auto-configurations, as it brings them: Boot's Redis
+	 * module and Redisson.
+	 */
 	@Configuration(proxyBeanMethods = false)
 	@Import(JdbcApplication.class)
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, FencingAutoConfiguration.class,
 			FencingJdbcAutoConfiguration.class, FencingTokenSourceAutoConfiguration.class })
-	static class FencedApplication {
+	static class RedisStoreApplication {
+
+	}
+
+	/**
+	 * The same with the starter as an application that locks in its database has it:
+	 * Redisson and Boot's Redis module excluded.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@Import(JdbcApplication.class)
+	@ImportAutoConfiguration({ FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
+			FencingTokenSourceAutoConfiguration.class })
+	static class DatabaseStoreApplication {
 
 	}
 
