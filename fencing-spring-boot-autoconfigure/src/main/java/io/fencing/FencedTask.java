@@ -34,8 +34,8 @@ public @interface FencedTask {
 
 	/**
 	 * Fixed lease, {@code "5s"} / {@code "500ms"} / {@code "PT5S"} / {@code "${...}"}.
-	 * Empty: from properties; none there: Redisson's watchdog renews the lease while the
-	 * method runs.
+	 * Empty: from properties; none there: the lease is renewed while the method runs
+	 * (Redisson's watchdog, or the database lock store's renewal).
 	 */
 	String leaseTime() default "";
 

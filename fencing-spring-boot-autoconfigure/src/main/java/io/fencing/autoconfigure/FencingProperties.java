@@ -28,8 +28,8 @@ public class FencingProperties {
 	private boolean enabled = true;
 
 	/**
-	 * Fixed lease of every task lock. Unset: Redisson's watchdog renews the lease while
-	 * the method runs.
+	 * Fixed lease of every task lock. Unset: the lease is renewed while the method runs
+	 * (Redisson's watchdog, or the database lock store's renewal: 30 s, every 10 s).
 	 */
 	private @Nullable Duration leaseTime;
 

@@ -77,6 +77,16 @@ public final class SqlStates {
 		return false;
 	}
 
+	/**
+	 * The first line of a driver's message: PostgreSQL's go on with the position of the
+	 * error in the statement, which would split the sentence it is quoted in.
+	 */
+	public static String firstLine(SQLException ex) {
+		String message = String.valueOf(ex.getMessage());
+		int end = message.indexOf('\n');
+		return ((end < 0) ? message : message.substring(0, end)).trim();
+	}
+
 	/** A refusal of the database fence: only its own states, never a message alone. */
 	public static boolean isFenceRefusal(SQLException ex) {
 		String state = ex.getSQLState();

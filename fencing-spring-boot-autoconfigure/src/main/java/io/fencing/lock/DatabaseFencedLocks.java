@@ -159,8 +159,8 @@ public final class DatabaseFencedLocks implements FencedLocks {
 			return List.of(description());
 		}
 		catch (SQLException ex) {
-			throw new IllegalStateException(
-					"The database of the fenced locks, " + description() + ", did not answer: " + firstLine(ex), ex);
+			throw new IllegalStateException("The database of the fenced locks, " + description() + ", did not answer: "
+					+ SqlStates.firstLine(ex), ex);
 		}
 	}
 
@@ -187,11 +187,11 @@ public final class DatabaseFencedLocks implements FencedLocks {
 			});
 		}
 		catch (SQLTransientConnectionException | SQLTimeoutException ex) {
-			logger.warn("Could not check the fenced locks' " + description() + ": " + firstLine(ex));
+			logger.warn("Could not check the fenced locks' " + description() + ": " + SqlStates.firstLine(ex));
 		}
 		catch (SQLException ex) {
 			if (SqlStates.isConnectionFailure(ex)) {
-				logger.warn("Could not check the fenced locks' " + description() + ": " + firstLine(ex));
+				logger.warn("Could not check the fenced locks' " + description() + ": " + SqlStates.firstLine(ex));
 				return;
 			}
 			LockStatements statements = this.statements;
@@ -199,14 +199,15 @@ public final class DatabaseFencedLocks implements FencedLocks {
 			if (SqlStates.isMissingObject(ex) && !SqlStates.isPermissionDenied(ex)) {
 				throw new MissingSchemaException(
 						"fencing.lock-store=database takes the locks in table " + TABLE
-								+ ", which the database cannot give (" + firstLine(ex) + ").",
+								+ ", which the database cannot give (" + SqlStates.firstLine(ex) + ").",
 						"Create it with fencing.jdbc.initialize-schema=always, or run this DDL (it creates only what "
 								+ "is missing) in a migration of yours:\n" + database.schemaScript()
 								+ "\nOr set fencing.lock-store=redis",
 						ex);
 			}
 			throw new IllegalStateException("fencing.lock-store=database takes the locks in table " + TABLE
-					+ ", which this DataSource cannot use: " + firstLine(ex) + ". Grant the application's user SELECT, "
+					+ ", which this DataSource cannot use: " + SqlStates.firstLine(ex)
+					+ ". Grant the application's user SELECT, "
 					+ "INSERT and UPDATE on it, or set fencing.lock-store=redis", ex);
 		}
 	}
@@ -384,7 +385,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 				return null;
 			}
 			throw new LockUnavailableException(lockName, "Could not take lock '" + lockName + "' in " + description()
-					+ ": " + firstLine(ex) + "; the task did not run", ex);
+					+ ": " + SqlStates.firstLine(ex) + "; the task did not run", ex);
 		}
 		catch (IllegalStateException ex) {
 			throw new LockUnavailableException(lockName, String.valueOf(ex.getMessage()), ex);
@@ -584,12 +585,6 @@ public final class DatabaseFencedLocks implements FencedLocks {
 			this.statements = statements;
 		}
 		return statements;
-	}
-
-	private static String firstLine(SQLException ex) {
-		String message = String.valueOf(ex.getMessage());
-		int end = message.indexOf('\n');
-		return ((end < 0) ? message : message.substring(0, end)).trim();
 	}
 
 }

@@ -123,7 +123,7 @@ public final class JdbcTokenSource implements TokenSource {
 			warnOfAMissingOperationsTable();
 		}
 		catch (SQLTransientConnectionException | SQLTimeoutException ex) {
-			logger.warn("Could not check the fencing token source, " + description() + ": " + firstLine(ex));
+			logger.warn("Could not check the fencing token source, " + description() + ": " + SqlStates.firstLine(ex));
 		}
 		catch (MissingCounterRowException ex) {
 			throw new IllegalStateException("fencing.token-source=database takes its tokens from the " + counter()
@@ -134,7 +134,8 @@ public final class JdbcTokenSource implements TokenSource {
 		}
 		catch (SQLException ex) {
 			if (SqlStates.isConnectionFailure(ex)) {
-				logger.warn("Could not check the fencing token source, " + description() + ": " + firstLine(ex));
+				logger.warn(
+						"Could not check the fencing token source, " + description() + ": " + SqlStates.firstLine(ex));
 				return;
 			}
 			String counter = counter();
@@ -142,12 +143,12 @@ public final class JdbcTokenSource implements TokenSource {
 				// It exists, but this connection cannot use it (a read-only replica,
 				// say).
 				throw new IllegalStateException("fencing.token-source=database takes its tokens from the " + counter
-						+ ", which this DataSource cannot use: " + firstLine(ex) + ". Point it at a writable "
+						+ ", which this DataSource cannot use: " + SqlStates.firstLine(ex) + ". Point it at a writable "
 						+ "database, or set fencing.token-source=redis", ex);
 			}
 			throw new MissingSchemaException(
 					"fencing.token-source=database takes its tokens from the " + counter
-							+ ", which the database cannot give (" + firstLine(ex) + ").",
+							+ ", which the database cannot give (" + SqlStates.firstLine(ex) + ").",
 					"If it is missing, create it with fencing.jdbc.initialize-schema=always, or run this DDL (in a "
 							+ "migration of yours):\n" + ddl() + "\nIf it exists, grant the application's user its "
 							+ "use (" + grant() + "); or set fencing.token-source=redis",
@@ -243,16 +244,6 @@ public final class JdbcTokenSource implements TokenSource {
 						+ "in a migration of yours:\n" + ddl());
 			}
 		}
-	}
-
-	/**
-	 * The first line of a driver's message: PostgreSQL's go on with the position of the
-	 * error in the statement, which would split the sentence it is quoted in.
-	 */
-	private static String firstLine(SQLException ex) {
-		String message = String.valueOf(ex.getMessage());
-		int end = message.indexOf('\n');
-		return ((end < 0) ? message : message.substring(0, end)).trim();
 	}
 
 	/**
