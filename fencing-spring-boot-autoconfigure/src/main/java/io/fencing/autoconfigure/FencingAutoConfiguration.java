@@ -55,7 +55,6 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -117,13 +116,12 @@ public final class FencingAutoConfiguration {
 	@ConditionalOnMissingBean
 	FencedTaskRunner fencedTaskRunner(ObjectProvider<FencedLocks> fencedLocks, ObjectProvider<TokenSource> tokenSource,
 			ObjectProvider<RunListener> listeners, ObjectProvider<DeferredWrites> deferredWrites,
-			FencingProperties fencing, ResourceLoader resourceLoader) {
+			FencingProperties fencing, Environment environment, ResourceLoader resourceLoader) {
 		FencedLocks locks = fencedLocks.getIfAvailable();
 		if (locks == null) {
 			// The chosen store's configuration found what it needs missing.
-			FencingProperties.LockStoreType store = fencing.getLockStore();
-			boolean database = (store != null) ? store == FencingProperties.LockStoreType.DATABASE
-					: !ClassUtils.isPresent("org.redisson.api.RedissonClient", resourceLoader.getClassLoader());
+			boolean database = OnLockStore.chosen(environment,
+					resourceLoader.getClassLoader()) == FencingProperties.LockStoreType.DATABASE;
 			throw new IllegalStateException(database
 					? "fencing.lock-store=database takes the locks in the application's DataSource through Spring "
 							+ "JDBC, which is not on the class path: add spring-boot-starter-jdbc (the starter brings it "
