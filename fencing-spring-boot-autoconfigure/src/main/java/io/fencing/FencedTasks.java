@@ -8,10 +8,10 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 import io.fencing.run.FencedTaskRunner;
-import io.fencing.task.LockNames;
-import io.fencing.task.SettingSources;
-import io.fencing.task.TaskDefinition;
-import io.fencing.task.TaskSettings;
+import io.fencing.run.LockNames;
+import io.fencing.run.SettingSources;
+import io.fencing.run.TaskDefinition;
+import io.fencing.run.TaskSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;

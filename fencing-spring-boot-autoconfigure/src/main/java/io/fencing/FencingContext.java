@@ -3,9 +3,9 @@ package io.fencing;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
-import io.fencing.context.MissingToken;
-import io.fencing.context.TokenBindings;
-import io.fencing.context.TokenBindings.Binding;
+import io.fencing.run.MissingToken;
+import io.fencing.run.TokenBindings;
+import io.fencing.run.TokenBindings.Binding;
 
 import org.springframework.util.Assert;
 

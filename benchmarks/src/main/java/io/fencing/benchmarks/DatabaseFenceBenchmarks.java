@@ -6,9 +6,9 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.FencingToken;
-import io.fencing.context.TokenBindings;
-import io.fencing.context.TokenBindings.Acquisition;
-import io.fencing.context.TokenBindings.Binding;
+import io.fencing.run.TokenBindings;
+import io.fencing.run.TokenBindings.Acquisition;
+import io.fencing.run.TokenBindings.Binding;
 import io.fencing.fence.FencedDataSource;
 import io.fencing.fence.FencedTable;
 import io.fencing.fence.FencedTables;

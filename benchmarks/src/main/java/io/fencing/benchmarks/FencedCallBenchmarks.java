@@ -7,9 +7,9 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.FencingToken;
-import io.fencing.context.TokenBindings;
-import io.fencing.context.TokenBindings.Acquisition;
-import io.fencing.context.TokenBindings.Binding;
+import io.fencing.run.TokenBindings;
+import io.fencing.run.TokenBindings.Acquisition;
+import io.fencing.run.TokenBindings.Binding;
 import io.fencing.http.FencedEndpoint;
 import io.fencing.http.FencingTokenInterceptor;
 import io.fencing.jdbc.FencedJdbcTemplate;

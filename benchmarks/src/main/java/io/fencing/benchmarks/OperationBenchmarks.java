@@ -5,9 +5,9 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.FencingToken;
-import io.fencing.context.TokenBindings;
-import io.fencing.context.TokenBindings.Acquisition;
-import io.fencing.context.TokenBindings.Binding;
+import io.fencing.run.TokenBindings;
+import io.fencing.run.TokenBindings.Acquisition;
+import io.fencing.run.TokenBindings.Binding;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.jdbc.IdempotentOperations;
 import org.openjdk.jmh.annotations.Benchmark;

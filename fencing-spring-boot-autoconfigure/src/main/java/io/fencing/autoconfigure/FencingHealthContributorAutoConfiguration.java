@@ -1,6 +1,6 @@
 package io.fencing.autoconfigure;
 
-import io.fencing.health.FencingHealthIndicator;
+import io.fencing.observation.FencingHealthIndicator;
 import io.fencing.lock.FencedLocks;
 import io.fencing.run.FencedTaskRunner;
 

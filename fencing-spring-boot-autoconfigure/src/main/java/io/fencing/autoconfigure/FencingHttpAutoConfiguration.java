@@ -4,13 +4,13 @@ import java.util.List;
 
 import io.fencing.http.FencingTokenExchangeFilter;
 import io.fencing.http.FencingTokenInterceptor;
-import io.fencing.web.FencedEndpointAdvisor;
-import io.fencing.web.FencedEndpointBeanValidator;
-import io.fencing.web.FencedEndpointExceptionResolver;
-import io.fencing.web.FencedEndpointInterceptor;
-import io.fencing.web.FencedEndpointMethods;
-import io.fencing.web.FencedEndpointRefusalFilter;
-import io.fencing.web.FencedEndpointMethods.WebStack;
+import io.fencing.http.FencedEndpointAdvisor;
+import io.fencing.http.FencedEndpointBeanValidator;
+import io.fencing.http.FencedEndpointExceptionResolver;
+import io.fencing.http.FencedEndpointInterceptor;
+import io.fencing.http.FencedEndpointMethods;
+import io.fencing.http.FencedEndpointRefusalFilter;
+import io.fencing.http.FencedEndpointMethods.WebStack;
 
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,8 +1,8 @@
 package io.fencing.autoconfigure;
 
-import io.fencing.hibernate.EntityManagerWrites;
-import io.fencing.hibernate.FencedEntityTables;
-import io.fencing.hibernate.FencingJpaDialectPostProcessor;
+import io.fencing.jpa.EntityManagerWrites;
+import io.fencing.jpa.FencedEntityTables;
+import io.fencing.jpa.FencingJpaDialectPostProcessor;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.engine.spi.SessionImplementor;
 

@@ -15,7 +15,7 @@ import org.springframework.core.io.Resource;
 
 /**
  * Configuration of fenced tasks and guarded updates. The rules for the task settings live
- * with the tasks ({@code io.fencing.task.TaskSettings}); an invalid value fails the
+ * with the tasks ({@code io.fencing.run.TaskSettings}); an invalid value fails the
  * startup with a message that names the property.
  */
 @ConfigurationProperties("fencing")

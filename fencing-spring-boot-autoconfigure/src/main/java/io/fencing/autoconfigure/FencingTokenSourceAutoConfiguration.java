@@ -3,8 +3,8 @@ package io.fencing.autoconfigure;
 import javax.sql.DataSource;
 
 import io.fencing.lock.FencedLocks;
-import io.fencing.token.JdbcTokenSource;
-import io.fencing.token.TokenSource;
+import io.fencing.lock.JdbcTokenSource;
+import io.fencing.lock.TokenSource;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

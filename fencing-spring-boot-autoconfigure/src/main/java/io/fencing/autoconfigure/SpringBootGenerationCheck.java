@@ -13,7 +13,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * modules, and would otherwise fail with a {@code ClassNotFoundException} of a Boot 4
  * class. Registered in {@code spring.factories}, so it runs on any Boot.
  */
-public final class SpringBootGenerationCheck implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+final class SpringBootGenerationCheck implements ApplicationContextInitializer<ConfigurableApplicationContext> {
 
 	@Override
 	public void initialize(ConfigurableApplicationContext context) {

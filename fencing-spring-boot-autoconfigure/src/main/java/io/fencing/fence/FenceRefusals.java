@@ -10,7 +10,7 @@ import io.fencing.FencingToken;
 import io.fencing.NoFencingTokenException;
 import io.fencing.StaleWriterException;
 import io.fencing.database.SqlStates;
-import io.fencing.context.TokenBindings;
+import io.fencing.run.TokenBindings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;

@@ -7,7 +7,7 @@ import java.sql.SQLException;
 import javax.sql.DataSource;
 
 import io.fencing.StaleWriterException;
-import io.fencing.event.FencingEventPublisher;
+import io.fencing.observation.FencingEventPublisher;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;

@@ -3,7 +3,7 @@ package io.fencing.fence;
 import java.util.function.Supplier;
 
 import io.fencing.FencingToken;
-import io.fencing.context.TokenBindings;
+import io.fencing.run.TokenBindings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NamedThreadLocal;

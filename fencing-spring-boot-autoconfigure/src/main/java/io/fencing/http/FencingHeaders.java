@@ -26,7 +26,7 @@ import org.springframework.util.ConcurrentLruCache;
  * same format, and the newer token the endpoint had accepted in {@value #ACCEPTED_TOKEN}
  * (absent when it is unknown).
  */
-public final class FencingHeaders {
+final class FencingHeaders {
 
 	/** The request header with the calling task's tokens, one per lock. */
 	public static final String TOKEN = "Fencing-Token";

@@ -4,7 +4,7 @@ import java.util.List;
 
 import io.fencing.FencingToken;
 import io.fencing.StaleWriterException;
-import io.fencing.context.TokenBindings;
+import io.fencing.run.TokenBindings;
 import reactor.core.publisher.Mono;
 
 import org.springframework.web.reactive.function.client.ClientRequest;

@@ -5,7 +5,7 @@ import java.util.List;
 
 import io.fencing.FencingToken;
 import io.fencing.StaleWriterException;
-import io.fencing.context.TokenBindings;
+import io.fencing.run.TokenBindings;
 
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;

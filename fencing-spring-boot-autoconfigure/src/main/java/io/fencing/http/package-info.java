@@ -1,12 +1,14 @@
 /**
- * Fenced calls to other services: the calling side sends the running task's tokens with
+ * Fenced calls to other services. The calling side sends the running task's tokens with
  * every request ({@link io.fencing.http.FencingTokenInterceptor} for {@code RestClient}
  * and {@code RestTemplate}, {@link io.fencing.http.FencingTokenExchangeFilter} for
- * {@code WebClient}, added to Boot's builders by the starter), and a Spring MVC or
- * WebFlux method annotated {@link io.fencing.http.FencedEndpoint} runs with the token of
- * its lock bound, so that its fenced writes refuse a stale caller, which gets
- * {@code 409 Conflict} and, through those clients, a
- * {@link io.fencing.StaleWriterException}.
+ * {@code WebClient}, added to Boot's builders by the starter); a Spring MVC or WebFlux
+ * method annotated {@link io.fencing.http.FencedEndpoint} runs with the token of its lock
+ * bound, so that its fenced writes refuse a stale caller, which gets {@code 409 Conflict}
+ * and, through those clients, a {@link io.fencing.StaleWriterException}.
+ * <p>
+ * Those three types are the API; the headers, the advice that binds a request's token,
+ * the startup check of fenced endpoints and the refusals' responses are internal.
  */
 @NullMarked
 package io.fencing.http;

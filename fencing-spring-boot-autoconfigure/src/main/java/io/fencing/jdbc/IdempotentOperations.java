@@ -12,10 +12,8 @@ import javax.sql.DataSource;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.OperationReplayedEvent;
-import io.fencing.context.TokenBindings;
-import io.fencing.event.FencingEventPublisher;
-import io.fencing.operation.OperationLog;
-import io.fencing.operation.SavedResults;
+import io.fencing.run.TokenBindings;
+import io.fencing.observation.FencingEventPublisher;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEventPublisher;

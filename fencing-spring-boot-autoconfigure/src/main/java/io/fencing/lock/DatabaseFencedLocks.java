@@ -32,7 +32,6 @@ import io.fencing.database.Database;
 import io.fencing.database.MissingSchemaException;
 import io.fencing.database.OwnConnections;
 import io.fencing.database.SqlStates;
-import io.fencing.token.JdbcTokenSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -10,9 +10,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Where fenced tasks take their locks and tokens: Redis through Redisson
- * ({@code io.fencing.lock.redisson.RedissonFencedLocks}), or the JVM in tests (the test
- * kit's {@code InMemoryFencedLocks}). A bean of this type replaces the starter's, and
- * then no Redisson client is built.
+ * ({@code io.fencing.lock.RedissonFencedLocks}), or the JVM in tests (the test kit's
+ * {@code InMemoryFencedLocks}). A bean of this type replaces the starter's, and then no
+ * Redisson client is built.
  * <p>
  * Every implementation keeps the fence's semantics: each acquisition has an owner of its
  * own (no later run can re-enter it), tokens of a lock never go backwards, a lock whose
@@ -77,7 +77,7 @@ public interface FencedLocks extends AutoCloseable {
 	/**
 	 * Whether acquisitions carry tokens of their own ({@code true} unless said
 	 * otherwise); {@code false}: the lock alone, and the runner takes each token from a
-	 * {@link io.fencing.token.TokenSource} before the body runs.
+	 * {@link io.fencing.lock.TokenSource} before the body runs.
 	 */
 	default boolean issuesTokens() {
 		return true;

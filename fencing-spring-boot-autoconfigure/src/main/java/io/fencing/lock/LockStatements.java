@@ -8,7 +8,6 @@ import java.sql.Statement;
 
 import io.fencing.database.Database;
 import io.fencing.database.SqlStates;
-import io.fencing.token.JdbcTokenSource;
 import org.jspecify.annotations.Nullable;
 
 /**

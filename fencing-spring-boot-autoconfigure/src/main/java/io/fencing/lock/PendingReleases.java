@@ -10,7 +10,7 @@ import java.util.concurrent.TimeoutException;
  * Waiting for releases sent without waiting for their replies, as both lock stores send
  * them.
  */
-public final class PendingReleases {
+final class PendingReleases {
 
 	private PendingReleases() {
 	}

@@ -1,9 +1,13 @@
 /**
- * Where fenced tasks take their locks: the lock provider contract, implemented on Redis
- * ({@code io.fencing.lock.redisson}) and by the test kit in the JVM.
+ * Where a run's lock and token come from: the lock store contract ({@code FencedLocks},
+ * {@code HeldLock}), its two stores (in the database, a row of {@code fencing_lock} taken
+ * and given its token in one statement; on Redis, Redisson's locks), and the database
+ * token source that gives the Redis store's runs their tokens.
  * <p>
- * An extension point (a bean of type {@code FencedLocks} replaces the starter's), not yet
- * a stable API: its methods may change as lock stores are added.
+ * {@code FencedLocks} and {@code HeldLock} are an extension point (the test kit
+ * implements them; a bean of type {@code FencedLocks} replaces the starter's), not yet a
+ * stable API: their methods may change as lock stores are added. The rest is internal,
+ * public only where the wiring needs it.
  */
 @NullMarked
 package io.fencing.lock;

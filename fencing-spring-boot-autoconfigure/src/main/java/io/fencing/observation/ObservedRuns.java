@@ -3,7 +3,7 @@ package io.fencing.observation;
 import io.fencing.run.RunListener;
 import io.fencing.run.RunObserver;
 import io.fencing.run.RunOutcome;
-import io.fencing.task.TaskDefinition;
+import io.fencing.run.TaskDefinition;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;

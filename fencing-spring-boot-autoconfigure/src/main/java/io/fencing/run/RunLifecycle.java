@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.function.Consumer;
 
 import io.fencing.FencingToken;
-import io.fencing.task.TaskDefinition;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

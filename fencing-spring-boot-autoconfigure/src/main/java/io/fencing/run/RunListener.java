@@ -1,7 +1,5 @@
 package io.fencing.run;
 
-import io.fencing.task.TaskDefinition;
-
 /**
  * Listens to the lifecycle of every fenced run: what a task has done (the endpoint's
  * activity), its observation, its events and its log listen here, rather than being

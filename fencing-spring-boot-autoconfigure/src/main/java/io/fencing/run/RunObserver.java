@@ -3,7 +3,6 @@ package io.fencing.run;
 import java.time.Duration;
 
 import io.fencing.FencingToken;
-import io.fencing.task.TaskDefinition;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -11,18 +11,16 @@ import io.fencing.FencingToken;
 import io.fencing.LockBusyException;
 import io.fencing.LockUnavailableException;
 import io.fencing.StaleWriterException;
-import io.fencing.context.TokenBindings.Acquisition;
-import io.fencing.context.TokenBindings.Binding;
-import io.fencing.context.TokenBindings;
+import io.fencing.run.TokenBindings.Acquisition;
+import io.fencing.run.TokenBindings.Binding;
 import io.fencing.lock.HeldLock;
-import io.fencing.task.TaskDefinition;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One run of a fenced task that holds its lock: binds the token around the body, and ends
  * once, from whichever thread the work ends on.
  */
-public final class TaskRun {
+final class TaskRun {
 
 	private static final CompletableFuture<?> RELEASED = CompletableFuture.completedFuture(true);
 

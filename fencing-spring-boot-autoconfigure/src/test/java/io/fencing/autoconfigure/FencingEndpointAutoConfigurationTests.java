@@ -1,6 +1,6 @@
 package io.fencing.autoconfigure;
 
-import io.fencing.actuate.FencingEndpoint;
+import io.fencing.observation.FencingEndpoint;
 import io.fencing.run.FencedTaskRunner;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;

@@ -10,7 +10,7 @@ import javax.sql.DataSource;
 
 import io.fencing.FencedTasks;
 import io.fencing.StaleWriterException;
-import io.fencing.health.FencingHealthIndicator;
+import io.fencing.observation.FencingHealthIndicator;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.testsupport.CounterLoss;
 import io.fencing.testsupport.RedisServer;

@@ -5,8 +5,8 @@ import java.util.concurrent.CompletableFuture;
 
 import io.fencing.http.FencedEndpoint;
 import io.fencing.http.FencingTokenInterceptor;
-import io.fencing.web.FencedEndpointAdvisor;
-import io.fencing.web.FencedEndpointRefusalFilter;
+import io.fencing.http.FencedEndpointAdvisor;
+import io.fencing.http.FencedEndpointRefusalFilter;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 

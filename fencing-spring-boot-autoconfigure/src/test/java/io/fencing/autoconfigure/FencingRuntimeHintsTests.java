@@ -1,7 +1,7 @@
 package io.fencing.autoconfigure;
 
 import io.fencing.FencedTask;
-import io.fencing.actuate.FencingEndpoint;
+import io.fencing.observation.FencingEndpoint;
 import org.junit.jupiter.api.Test;
 import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;

@@ -168,16 +168,16 @@ class PostgresFenceAttackTests extends FenceAttackTests {
 		this.drop.add("DROP TABLE " + other);
 		String value = "fencing: table x: token 5 is older than accepted token 9000000000000000000";
 		this.unfenced.update("INSERT INTO " + other + " VALUES (?)", value);
-		io.fencing.context.TokenBindings.Acquisition acquisition = new io.fencing.context.TokenBindings.Acquisition(
+		io.fencing.run.TokenBindings.Acquisition acquisition = new io.fencing.run.TokenBindings.Acquisition(
 				new io.fencing.FencingToken(LOCK, 5));
-		io.fencing.context.TokenBindings.Binding previous = io.fencing.context.TokenBindings.bind(acquisition);
+		io.fencing.run.TokenBindings.Binding previous = io.fencing.run.TokenBindings.bind(acquisition);
 		try {
 			io.fencing.jdbc.FencedJdbcTemplate template = new io.fencing.jdbc.FencedJdbcTemplate(this.fenced);
 			assertThatExceptionOfType(org.springframework.dao.DuplicateKeyException.class)
 				.isThrownBy(() -> template.update("INSERT INTO " + other + " VALUES (?)", value));
 		}
 		finally {
-			io.fencing.context.TokenBindings.restore(previous);
+			io.fencing.run.TokenBindings.restore(previous);
 		}
 		assertThat(acquisition.newestRefusingToken()).isEqualTo(Long.MIN_VALUE);
 	}

@@ -5,12 +5,12 @@ import java.util.Map;
 
 import io.fencing.FencedTask;
 import io.fencing.OnBusy;
-import io.fencing.activity.TaskActivities;
+import io.fencing.observation.TaskActivities;
 import io.fencing.run.RunOutcome;
-import io.fencing.task.FencedTaskResolver;
-import io.fencing.task.SettingSources;
-import io.fencing.task.TaskDefinition;
-import io.fencing.task.TaskSettings;
+import io.fencing.run.FencedTaskResolver;
+import io.fencing.run.SettingSources;
+import io.fencing.run.TaskDefinition;
+import io.fencing.run.TaskSettings;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.core.env.MapPropertySource;

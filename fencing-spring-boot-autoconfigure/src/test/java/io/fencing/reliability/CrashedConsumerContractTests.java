@@ -14,7 +14,7 @@ import javax.sql.DataSource;
 import io.fencing.database.Database;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.fencing.operation.OperationLog;
+import io.fencing.jdbc.OperationLog;
 import io.fencing.testsupport.BoundTokens;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -16,7 +16,7 @@ import io.fencing.LockUnavailableException;
 import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingHealthContributorAutoConfiguration;
-import io.fencing.health.FencingHealthIndicator;
+import io.fencing.observation.FencingHealthIndicator;
 import io.fencing.lock.FencedLocks;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;

@@ -3,7 +3,7 @@ package io.fencing.test;
 import java.util.List;
 
 import io.fencing.FencingToken;
-import io.fencing.context.TokenBindings;
+import io.fencing.run.TokenBindings;
 
 /**
  * Assertions that code runs inside a fenced task, for tests: in a collaborator that a

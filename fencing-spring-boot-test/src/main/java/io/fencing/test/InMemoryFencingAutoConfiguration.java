@@ -5,7 +5,7 @@ import javax.sql.DataSource;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingProperties;
 import io.fencing.lock.FencedLocks;
-import io.fencing.token.JdbcTokenSource;
+import io.fencing.lock.JdbcTokenSource;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -7,7 +7,7 @@ import io.fencing.FencedTask;
 import io.fencing.OnBusy;
 import io.fencing.StaleWriterException;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.task.FencedTaskResolver;
+import io.fencing.run.FencedTaskResolver;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 

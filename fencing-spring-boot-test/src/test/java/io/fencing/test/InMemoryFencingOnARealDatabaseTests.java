@@ -10,7 +10,7 @@ import io.fencing.FencingToken;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.run.FencedTaskRunner;
 import io.fencing.testsupport.TestServices;
-import io.fencing.token.JdbcTokenSource;
+import io.fencing.lock.JdbcTokenSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

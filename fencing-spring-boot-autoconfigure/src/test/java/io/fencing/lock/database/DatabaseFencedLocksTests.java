@@ -31,7 +31,7 @@ import io.fencing.autoconfigure.FencingSchemaInitializer;
 import io.fencing.database.MissingSchemaException;
 import io.fencing.lock.DatabaseFencedLocks;
 import io.fencing.lock.HeldLock;
-import io.fencing.token.JdbcTokenSource;
+import io.fencing.lock.JdbcTokenSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -21,7 +21,7 @@ import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
 import io.fencing.autoconfigure.FencingHealthContributorAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
-import io.fencing.health.FencingHealthIndicator;
+import io.fencing.observation.FencingHealthIndicator;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.lock.DatabaseFencedLocks;
 import io.fencing.lock.FencedLocks;

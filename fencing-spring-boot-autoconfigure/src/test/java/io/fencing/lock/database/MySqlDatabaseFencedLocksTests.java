@@ -13,7 +13,7 @@ import io.fencing.lock.HeldLock;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.ReportedAsMySql;
 import io.fencing.testsupport.TestServices;
-import io.fencing.token.JdbcTokenSource;
+import io.fencing.lock.JdbcTokenSource;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;

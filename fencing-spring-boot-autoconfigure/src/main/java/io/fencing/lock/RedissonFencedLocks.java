@@ -1,0 +1,712 @@
+package io.fencing.lock;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+import io.fencing.FencingToken;
+import io.fencing.LockUnavailableException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.redisson.Redisson;
+import org.redisson.RedissonFencedLock;
+import org.redisson.RedissonLock;
+import org.redisson.RedissonObject;
+import org.redisson.api.RFencedLock;
+import org.redisson.api.RLock;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.redisnode.RedisClusterMaster;
+import org.redisson.api.redisnode.RedisNode;
+import org.redisson.api.redisnode.RedisNodeAsync;
+import org.redisson.api.redisnode.RedisNodes;
+import org.redisson.client.RedisException;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.command.NoSyncedSlavesException;
+import org.redisson.config.Config;
+
+/**
+ * Acquires and releases Redisson fenced locks for fenced tasks, and repairs a token
+ * counter that Redis lost.
+ * <p>
+ * Every acquisition has an owner of its own. Redisson names a lock's owner after the
+ * client and a thread id, and lets the same owner re-enter: an acquisition whose reply
+ * was lost would be re-entered by every later run on that thread. Here the thread id is a
+ * number drawn for this acquisition only (negative, so it never equals a real thread's),
+ * passed to Redisson's asynchronous lock API, and used again to release. Every
+ * acquisition also uses a new {@link RFencedLock} object: a lock object remembers the
+ * lease of its last acquisition.
+ * <p>
+ * A release is sent without waiting for its reply. In this process the lock is free as
+ * soon as the release is sent: an acquisition of the same lock name, on any thread, first
+ * waits for its pending release. Other processes see the lock held for one more round
+ * trip, as if the network were slower. {@link #close} waits for the pending releases.
+ */
+public class RedissonFencedLocks implements FencedLocks {
+
+	private static final Log logger = LogFactory.getLog(RedissonFencedLocks.class);
+
+	/** Redisson's prefix of the token counter key, {@code redisson_lock_token:{name}}. */
+	private static final String TOKEN_KEY_PREFIX = "redisson_lock_token";
+
+	private static final AtomicLong OWNER_IDS = new AtomicLong();
+
+	/**
+	 * Leaves the lock taken, for no owner, for ARGV[2] ms more while this owner (ARGV[1])
+	 * still holds it: its field is renamed, so that no owner releases or re-enters it; a
+	 * fixed lease (ARGV[3] 1) is only shortened. Waiters are told on the lock's channel
+	 * (KEYS[2], with ARGV[4] and Redisson's unlock message ARGV[5]), so that they ask
+	 * again and wait for what is left of the hold instead of the lease they saw. Returns
+	 * 0 when the lock is no longer this owner's, 1 also when a retry finds the hold set.
+	 */
+	private static final String HOLD_FOR = """
+			if redis.call('hexists', KEYS[1], ARGV[1] .. ':held') == 1 then
+				return 1
+			end
+			if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+				return 0
+			end
+			local left = redis.call('pttl', KEYS[1])
+			redis.call('hdel', KEYS[1], ARGV[1])
+			redis.call('hset', KEYS[1], ARGV[1] .. ':held', 1)
+			if ARGV[3] == '0' or left < 0 or left > tonumber(ARGV[2]) then
+				redis.call('pexpire', KEYS[1], ARGV[2])
+			end
+			redis.call(ARGV[4], KEYS[2], ARGV[5])
+			return 1""";
+
+	/**
+	 * Redisson's lock channel prefix and unlock message, which its waiters listen for.
+	 */
+	private static final String CHANNEL_PREFIX = "redisson_lock__channel";
+
+	private static final String UNLOCK_MESSAGE = "0";
+
+	/**
+	 * The lease this owner has left in milliseconds, read on the master; -3 when the lock
+	 * is no longer this owner's.
+	 */
+	private static final String LEASE_LEFT = """
+			if redis.call('hexists', KEYS[1], ARGV[1]) == 1 then
+				return redis.call('pttl', KEYS[1])
+			end
+			return -3""";
+
+	/**
+	 * An acquisition that took longer than this share of its lease (a twentieth) asks
+	 * Redis for the lease it got: counting the lease from the request would end it
+	 * visibly early. Quicker ones count it from the request.
+	 */
+	private static final long LEASE_START_UNCERTAINTY_SHARE = 20;
+
+	/** How long {@link #close} waits for pending releases. */
+	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
+	private final RedissonClient redisson;
+
+	private final String redisDescription;
+
+	/**
+	 * Per Redis and lock name, the release this process has sent and not yet seen
+	 * answered: shared by every instance, so that two application contexts of one Redis
+	 * in this JVM see each other's, and kept apart per Redis, so that a stalled Redis
+	 * holds up no acquisition at another.
+	 */
+	private static final Map<PendingKey, CompletableFuture<Boolean>> PENDING_RELEASES = new ConcurrentHashMap<>();
+
+	/** Which Redis this client's locks are in, for the pending releases. */
+	private final String server;
+
+	/** Whether acquisitions take Redisson's tokens, or a token source issues them. */
+	private final boolean tokensInRedis;
+
+	/**
+	 * The token of an acquisition whose token the runner takes from its token source
+	 * before anything sees it.
+	 */
+	private static final long TOKEN_TO_BE_ISSUED = 0;
+
+	/**
+	 * @param redisson the client whose locks fence the tasks
+	 * @param redisDescription where Redis is, for error messages (for example
+	 * {@code redis://localhost:6379})
+	 * @throws IllegalStateException when the client has {@code checkLockSyncedSlaves} off
+	 * on a Redis with replicas: a failover could then give two owners the same token
+	 */
+	public RedissonFencedLocks(RedissonClient redisson, String redisDescription) {
+		this(redisson, redisDescription, true);
+	}
+
+	/**
+	 * @param redisson the client whose locks fence the tasks
+	 * @param redisDescription where Redis is, for error messages
+	 * @param tokensInRedis whether each acquisition takes Redisson's token, from the
+	 * lock's counter in Redis; {@code false}: the lock alone, whose tokens a
+	 * {@link io.fencing.lock.TokenSource} issues, and Redis keeps nothing of a lock once
+	 * it is released
+	 * @throws IllegalStateException when the client has {@code checkLockSyncedSlaves} off
+	 * on a Redis with replicas
+	 */
+	public RedissonFencedLocks(RedissonClient redisson, String redisDescription, boolean tokensInRedis) {
+		Config config = redisson.getConfig();
+		if (!config.isSingleConfig() && !config.isCheckLockSyncedSlaves()) {
+			// A failover could then lose an acquisition whose body already runs, and the
+			// promoted replica would give the next owner the same token, which the fence
+			// accepts from both.
+			throw new IllegalStateException("The RedissonClient for fenced locks (" + redisDescription
+					+ ") has checkLockSyncedSlaves off on a Redis with replicas: a failover could give two owners the "
+					+ "same token, and guarded writes accept an equal token. Leave checkLockSyncedSlaves on (the "
+					+ "default)");
+		}
+		this.redisson = redisson;
+		this.redisDescription = redisDescription;
+		this.server = serverOf(redisson);
+		this.tokensInRedis = tokensInRedis;
+	}
+
+	@Override
+	public boolean issuesTokens() {
+		return this.tokensInRedis;
+	}
+
+	@Override
+	public String tokenOrigin() {
+		return "Redis (Redisson's counter per lock name, fencing.token-source=redis)";
+	}
+
+	/**
+	 * The client's configuration, which names its Redis, as a digest (it may hold a
+	 * password); clients configured alike share it. A configuration that cannot be
+	 * written out is this client's alone.
+	 */
+	private static String serverOf(RedissonClient redisson) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256")
+				.digest(redisson.getConfig().toYAML().getBytes(StandardCharsets.UTF_8));
+			return HexFormat.of().formatHex(digest);
+		}
+		catch (IOException | NoSuchAlgorithmException | RuntimeException ex) {
+			return "client " + System.identityHashCode(redisson);
+		}
+	}
+
+	private PendingKey pendingKey(String lockName) {
+		return new PendingKey(this.server, lockName);
+	}
+
+	/** Where Redis is, for example {@code redis://localhost:6379}. */
+	@Override
+	public String description() {
+		return this.redisDescription;
+	}
+
+	/**
+	 * Sends {@code PING} to every master, where locks are taken, each answer awaited up
+	 * to {@code timeout}; takes no lock and writes nothing.
+	 * @return the masters' addresses
+	 * @throws IllegalStateException naming the masters that did not answer
+	 */
+	@Override
+	public List<String> pingMasters(Duration timeout) {
+		Map<String, CompletableFuture<Boolean>> pings = new LinkedHashMap<>();
+		Config config = this.redisson.getConfig();
+		try {
+			if (config.isClusterConfig()) {
+				for (RedisClusterMaster master : this.redisson.getRedisNodes(RedisNodes.CLUSTER).getMasters()) {
+					ping(master, timeout, pings);
+				}
+			}
+			else {
+				ping(config.isSentinelConfig()
+						? this.redisson.getRedisNodes(RedisNodes.SENTINEL_MASTER_SLAVE).getMaster()
+						: this.redisson.getRedisNodes(RedisNodes.MASTER_SLAVE).getMaster(), timeout, pings);
+			}
+		}
+		catch (RedisException ex) {
+			// A client that connects at its first command, to a Redis that is not up.
+			throw new IllegalStateException(
+					"Redis at " + this.redisDescription + ": no connection to its master (" + ex.getMessage() + ")",
+					ex);
+		}
+		List<String> silent = new ArrayList<>();
+		pings.forEach((address, answered) -> {
+			String problem = problemOf(answered);
+			if (problem != null) {
+				silent.add(address + " (" + problem + ")");
+			}
+		});
+		if (!silent.isEmpty()) {
+			throw new IllegalStateException("Redis at " + this.redisDescription + ": no answer to PING from master "
+					+ String.join(", ", silent));
+		}
+		return List.copyOf(pings.keySet());
+	}
+
+	/** Why a ping got no answer (Redisson times it out itself), or {@code null}. */
+	private static @Nullable String problemOf(CompletableFuture<Boolean> ping) {
+		try {
+			return ping.get() ? null : "the connection failed";
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return "interrupted";
+		}
+		catch (ExecutionException ex) {
+			return (ex.getCause() != null) ? ex.getCause().getMessage() : ex.getMessage();
+		}
+	}
+
+	/** Sends {@code PING} to {@code node}, its answer kept by the node's address. */
+	private static <N extends RedisNode & RedisNodeAsync> void ping(N node, Duration timeout,
+			Map<String, CompletableFuture<Boolean>> pings) {
+		InetSocketAddress address = node.getAddr();
+		pings.put(address.getHostString() + ":" + address.getPort(),
+				node.pingAsync(timeout.toMillis(), TimeUnit.MILLISECONDS).toCompletableFuture());
+	}
+
+	/**
+	 * Tries to acquire {@code lockName}, waiting up to {@code waitTime}, after the
+	 * release of the lock this process has sent, if any, has been answered.
+	 * @param leaseTime the fixed lease, or {@code null} for the watchdog
+	 * @return the acquisition, or {@code null} when the lock stayed busy
+	 * @throws LockUnavailableException when Redis failed; whatever may have been acquired
+	 * is given back in the background
+	 * @throws InterruptedException when the thread was interrupted while waiting; the
+	 * request is cancelled, and whatever it is granted is given back
+	 */
+	@Override
+	public @Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
+			throws InterruptedException {
+		CompletableFuture<@Nullable HeldLock> acquiring = tryAcquireAsync(lockName, waitTime, leaseTime);
+		try {
+			return acquiring.get();
+		}
+		catch (InterruptedException ex) {
+			// Granted as the wait was interrupted: given back, as a pending release.
+			if (!acquiring.cancel(false)) {
+				HeldLock held = acquiring.exceptionally((failure) -> null).getNow(null);
+				if (held != null) {
+					giveBackGranted(own(held));
+				}
+			}
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException failure) {
+				throw failure;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw new IllegalStateException(cause);
+		}
+	}
+
+	/**
+	 * {@link #tryAcquire}, keeping no thread while it waits: after the pending release of
+	 * the lock, if any, and for the lock, Redis is waited on asynchronously.
+	 * @return completes with the acquisition, with {@code null} when the lock stayed
+	 * busy, or with a {@link LockUnavailableException} when Redis failed; cancelling it
+	 * stops the wait, and whatever is granted after is given back
+	 */
+	@Override
+	public CompletableFuture<@Nullable HeldLock> tryAcquireAsync(String lockName, Duration waitTime,
+			@Nullable Duration leaseTime) {
+		CompletableFuture<@Nullable HeldLock> result = new CompletableFuture<>();
+		CompletableFuture<Boolean> pendingRelease = PENDING_RELEASES.get(pendingKey(lockName));
+		if (pendingRelease == null) {
+			request(lockName, waitTime, leaseTime, result);
+		}
+		else {
+			pendingRelease.whenComplete((released, error) -> request(lockName, waitTime, leaseTime, result));
+		}
+		return result;
+	}
+
+	/** Asks Redis for the lock, unless the caller has given up already. */
+	private void request(String lockName, Duration waitTime, @Nullable Duration leaseTime,
+			CompletableFuture<@Nullable HeldLock> result) {
+		if (result.isDone()) {
+			return;
+		}
+		try {
+			RedissonLock lock = lock(lockName);
+			long owner = -OWNER_IDS.incrementAndGet();
+			// Before the request: the lease runs from when Redis took the lock, which is
+			// no later.
+			long requestedAt = System.nanoTime();
+			long lease = (leaseTime != null) ? leaseTime.toMillis() : -1;
+			CompletableFuture<?> request;
+			CompletableFuture<Long> acquisition;
+			if (lock instanceof RedissonFencedLock fenced) {
+				acquisition = fenced.tryLockAndGetTokenAsync(waitTime.toMillis(), lease, TimeUnit.MILLISECONDS, owner)
+					.toCompletableFuture();
+				request = acquisition;
+			}
+			else {
+				CompletableFuture<Boolean> locked = lock
+					.tryLockAsync(waitTime.toMillis(), lease, TimeUnit.MILLISECONDS, owner)
+					.toCompletableFuture();
+				acquisition = locked.thenApply((granted) -> granted ? TOKEN_TO_BE_ISSUED : null);
+				request = locked;
+			}
+			// Cancelled, the request stops waiting, and Redisson gives back by this owner
+			// id whatever it is granted later.
+			result.whenComplete((held, failure) -> {
+				if (result.isCancelled()) {
+					request.cancel(false);
+				}
+			});
+			acquisition.whenComplete((token, failure) -> {
+				if (failure != null) {
+					Throwable cause = unwrap(failure);
+					if (!(cause instanceof CancellationException)) {
+						// It may have reached Redis with its reply lost, or a replication
+						// check failed after the lock was written.
+						giveBack(lockName, lock, owner);
+						result.completeExceptionally(unavailable(lockName, cause));
+					}
+					return;
+				}
+				if (token == null) {
+					result.complete(null);
+					return;
+				}
+				long repliedAt = System.nanoTime();
+				CompletableFuture<Long> leaseStart = (leaseTime != null
+						&& repliedAt - requestedAt > leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE)
+								? leaseStartAfterWaiting(lock, owner, leaseTime, requestedAt, repliedAt)
+								: CompletableFuture.completedFuture(requestedAt);
+				leaseStart.whenComplete((startedAt, notStarted) -> {
+					// Whatever fails once the lock is taken gives it back.
+					if (notStarted != null) {
+						giveBack(lockName, lock, owner);
+						result.completeExceptionally(notStarted);
+						return;
+					}
+					RedissonHeldLock held = new RedissonHeldLock(lock, owner, new FencingToken(lockName, token),
+							leaseTime, startedAt);
+					if (!result.complete(held)) {
+						giveBackGranted(held);
+					}
+				});
+			});
+		}
+		catch (RuntimeException ex) {
+			result.completeExceptionally(ex);
+		}
+	}
+
+	private LockUnavailableException unavailable(String lockName, Throwable cause) {
+		if (isReplicationFailure(cause)) {
+			return new LockUnavailableException(lockName, "Redis at " + this.redisDescription
+					+ " could not replicate the acquisition of lock '" + lockName
+					+ "' to any replica in time, so a failover could lose it; the lock is given back and the task "
+					+ "did not run", cause);
+		}
+		return new LockUnavailableException(lockName, "Could not acquire lock '" + lockName + "' from Redis at "
+				+ this.redisDescription + " (" + cause.getMessage() + "); the task did not run", cause);
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CompletionException completion && completion.getCause() != null)
+				? completion.getCause() : failure;
+	}
+
+	/**
+	 * When the fixed lease of a lock taken after a wait began, as early as it can have:
+	 * the wait took some part of the time since the request, so the master is asked how
+	 * much of this owner's lease is left. {@code requestedAt} when it cannot say in time.
+	 */
+	private CompletableFuture<Long> leaseStartAfterWaiting(RedissonLock lock, long owner, Duration leaseTime,
+			long requestedAt, long repliedAt) {
+		long askedAt = System.nanoTime();
+		return script()
+			.<Long>evalAsync(lock.getName(), RScript.Mode.READ_WRITE, LEASE_LEFT, RScript.ReturnType.LONG,
+					List.of(rawKey(lock.getRawName())), ownerField(lock, owner))
+			.toCompletableFuture()
+			.copy()
+			.orTimeout(leaseTime.toNanos() / LEASE_START_UNCERTAINTY_SHARE, TimeUnit.NANOSECONDS)
+			.handle((leftMillis, error) -> {
+				if (error == null && leftMillis != null && leftMillis >= 0) {
+					long earliest = askedAt + TimeUnit.MILLISECONDS.toNanos(leftMillis) - leaseTime.toNanos();
+					return Math.min(repliedAt, Math.max(requestedAt, earliest));
+				}
+				if (error != null && logger.isDebugEnabled()) {
+					logger.debug("Could not read the lease left of lock '" + lock.getName() + "'", error);
+				}
+				return requestedAt;
+			});
+	}
+
+	/**
+	 * Sends the release without waiting for its reply: later acquisitions of the lock in
+	 * this process wait for the reply instead.
+	 */
+	@Override
+	public CompletableFuture<Boolean> release(HeldLock held, Duration holdFor, Consumer<Boolean> whenAnswered) {
+		RedissonHeldLock own = own(held);
+		String lockName = held.token().lockName();
+		CompletableFuture<Boolean> released = new CompletableFuture<>();
+		// Registered before it is sent: no acquisition that follows the caller misses it.
+		PendingKey pendingKey = pendingKey(lockName);
+		PENDING_RELEASES.put(pendingKey, released);
+		release(own, holdFor).whenComplete((unlocked, failure) -> {
+			Throwable error = (failure != null) ? unwrap(failure) : null;
+			boolean wasHeld = !(error instanceof IllegalMonitorStateException);
+			if (error != null && wasHeld) {
+				logger.warn("Could not release lock '" + lockName + "' at " + this.redisDescription
+						+ "; it is freed when its lease ends, and no later run can re-enter it", error);
+			}
+			try {
+				whenAnswered.accept(wasHeld);
+			}
+			finally {
+				PENDING_RELEASES.remove(pendingKey, released);
+				released.complete(wasHeld);
+			}
+		});
+		return released;
+	}
+
+	/**
+	 * Unlocks now, or leaves the lock to expire after {@code holdFor}; fails with
+	 * {@link IllegalMonitorStateException} when the lock is no longer this owner's. The
+	 * watchdog stops renewing this owner either way (Redisson's unlock stops it; a hold
+	 * stops it here, or the held key would be renewed for good). A hold that cannot be
+	 * set (Redis failed) falls back to the release, which Redisson retries safely: the
+	 * lock is then free early rather than held with nobody to give it back.
+	 */
+	private CompletableFuture<?> release(RedissonHeldLock own, Duration holdFor) {
+		RedissonLock lock = own.lock();
+		if (holdFor.toMillis() <= 0) {
+			return lock.unlockAsync(own.owner()).toCompletableFuture();
+		}
+		CompletableFuture<Long> holding = script()
+			.<Long>evalAsync(lock.getName(), RScript.Mode.READ_WRITE, HOLD_FOR, RScript.ReturnType.LONG,
+					List.of(rawKey(lock.getRawName()),
+							rawKey(RedissonObject.prefixName(CHANNEL_PREFIX, lock.getRawName()))),
+					ownerField(lock, own.owner()), String.valueOf(holdFor.toMillis()),
+					(own.leaseTime() != null) ? "1" : "0", publishCommand(), UNLOCK_MESSAGE)
+			.toCompletableFuture();
+		return holding.handle((held, failure) -> {
+			lock.getServiceManager().getRenewalScheduler().cancelLockRenewal(lock.getRawName(), own.owner());
+			if (failure != null) {
+				logger.debug("Could not hold lock '" + lock.getName() + "'; releasing it instead", failure);
+				return lock.unlockAsync(own.owner()).toCompletableFuture();
+			}
+			if (held == null || held != 1L) {
+				return CompletableFuture.failedFuture(
+						new IllegalMonitorStateException("Lock '" + lock.getName() + "' is no longer this owner's"));
+			}
+			return CompletableFuture.completedFuture(held);
+		}).thenCompose((released) -> released);
+	}
+
+	/**
+	 * PUBLISH, or SPUBLISH where Redisson uses sharded channels (a cluster that has
+	 * them).
+	 */
+	private String publishCommand() {
+		if (this.redisson instanceof Redisson client) {
+			return client.getCommandExecutor().getConnectionManager().getSubscribeService().getPublishCommand();
+		}
+		return "publish";
+	}
+
+	/**
+	 * Waits up to {@code timeout} for the releases sent so far in this JVM to this
+	 * client's Redis to be answered.
+	 * @return whether they all were
+	 */
+	@Override
+	public boolean awaitReleases(Duration timeout) {
+		CompletableFuture<?>[] pending = PENDING_RELEASES.entrySet()
+			.stream()
+			.filter((entry) -> entry.getKey().server().equals(this.server))
+			.map(Map.Entry::getValue)
+			.toArray(CompletableFuture[]::new);
+		return PendingReleases.await(pending, timeout);
+	}
+
+	/**
+	 * Waits for the pending releases, so that the Redisson client is not shut down under
+	 * them.
+	 */
+	@Override
+	public void close() {
+		if (!awaitReleases(CLOSE_TIMEOUT)) {
+			logger.warn("Releases of locks "
+					+ PENDING_RELEASES.keySet()
+						.stream()
+						.filter((key) -> key.server().equals(this.server))
+						.map(PendingKey::lockName)
+						.toList()
+					+ " at " + this.redisDescription + " were not answered within " + CLOSE_TIMEOUT.toSeconds()
+					+ " s of shutdown; those locks are " + "freed when their leases end");
+		}
+	}
+
+	/**
+	 * A script that sets Redisson's counter key to the accepted token unless it is
+	 * already higher, so that the next acquisition takes a newer token.
+	 */
+	@Override
+	public @Nullable String raiseCounterCommand(String lockName, long acceptedToken) {
+		if (!this.tokensInRedis) {
+			return null;
+		}
+		String eval = "EVAL \"if tonumber(redis.call('get', KEYS[1]) or '0') < tonumber(ARGV[1]) then "
+				+ "return redis.call('set', KEYS[1], ARGV[1]) end return 'already above'\" 1 '"
+				+ tokenKey(lock(lockName)) + "' " + acceptedToken;
+		// One server: a command to paste; otherwise the one to run on the lock's master.
+		return this.redisDescription.matches("rediss?://[^,\\s]+")
+				? "redis-cli -u " + this.redisDescription + " " + eval
+				: eval + " (with redis-cli, on the master of " + this.redisDescription + " that holds the key)";
+	}
+
+	/**
+	 * Whether Redis says this acquisition's owner still holds the lock, read on the
+	 * master; {@code false} when Redis cannot answer.
+	 */
+	@Override
+	public boolean isHeld(HeldLock held) {
+		RedissonHeldLock own = own(held);
+		RedissonLock lock = own.lock();
+		String ownerField = ownerField(lock, own.owner());
+		try {
+			Long exists = script().eval(lock.getName(), RScript.Mode.READ_WRITE,
+					"return redis.call('hexists', KEYS[1], ARGV[1])", RScript.ReturnType.LONG,
+					List.of(rawKey(lock.getRawName())), ownerField);
+			return exists != null && exists == 1L;
+		}
+		catch (RuntimeException ex) {
+			logger.debug(
+					"Could not ask " + this.redisDescription + " whether lock '" + lock.getName() + "' is still held",
+					ex);
+			return false;
+		}
+	}
+
+	/** The field Redisson keeps an owner under in the lock's hash. */
+	private static String ownerField(RedissonLock lock, long owner) {
+		return lock.getServiceManager().getId() + ":" + owner;
+	}
+
+	private static RedissonHeldLock own(HeldLock held) {
+		if (held instanceof RedissonHeldLock own) {
+			return own;
+		}
+		throw new IllegalArgumentException("Lock '" + held.token().lockName() + "' was not taken by this Redisson "
+				+ "lock provider but by " + held.getClass().getName());
+	}
+
+	private RScript script() {
+		return this.redisson.getScript(StringCodec.INSTANCE);
+	}
+
+	/**
+	 * A new lock object for one acquisition: a fenced lock when Redis issues the tokens,
+	 * else a plain lock, which leaves no key behind once released.
+	 */
+	private RedissonLock lock(String lockName) {
+		RLock lock = this.tokensInRedis ? this.redisson.getFencedLock(lockName) : this.redisson.getLock(lockName);
+		if (lock instanceof RedissonLock own && (!this.tokensInRedis || own instanceof RedissonFencedLock)) {
+			return own;
+		}
+		throw new IllegalStateException("The RedissonClient returned a " + lock.getClass().getName() + " for lock '"
+				+ lockName + "'; fenced tasks need Redisson's own "
+				+ (this.tokensInRedis ? "RedissonFencedLock" : "RedissonLock"));
+	}
+
+	/** The counter key, named as Redisson names it from the already mapped lock name. */
+	private static String tokenKey(RedissonLock lock) {
+		return RedissonObject.prefixName(TOKEN_KEY_PREFIX, lock.getRawName());
+	}
+
+	/**
+	 * A key Redisson sends as it is: a String key would go through the client's
+	 * NameMapper again.
+	 */
+	private static byte[] rawKey(String key) {
+		return key.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Gives back an acquisition the caller did not see, quietly and without making later
+	 * acquisitions wait for it: it may never have been made, or Redis may be down.
+	 */
+	private void giveBack(String lockName, RedissonLock lock, long owner) {
+		lock.unlockAsync(owner).whenComplete((released, error) -> {
+			if (error == null && logger.isDebugEnabled()) {
+				logger.debug("Gave back lock '" + lockName + "' of an acquisition the caller did not see");
+			}
+		});
+	}
+
+	/**
+	 * Gives back an acquisition that was granted but that the caller will not use, as a
+	 * pending release: a later acquisition in this process waits for it.
+	 */
+	private void giveBackGranted(RedissonHeldLock held) {
+		CompletableFuture<Boolean> givenBack = new CompletableFuture<>();
+		PendingKey pendingKey = pendingKey(held.token().lockName());
+		PENDING_RELEASES.put(pendingKey, givenBack);
+		held.lock().unlockAsync(held.owner()).whenComplete((released, error) -> {
+			PENDING_RELEASES.remove(pendingKey, givenBack);
+			givenBack.complete(error == null);
+		});
+	}
+
+	private static boolean isReplicationFailure(@Nullable Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof NoSyncedSlavesException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** A pending release's key: the Redis (see {@code serverOf}) and the lock name. */
+	private record PendingKey(String server, String lockName) {
+	}
+
+	/**
+	 * A Redisson fenced lock held by a running task.
+	 *
+	 * @param lock the Redisson lock object of this acquisition only
+	 * @param owner the owner id of this acquisition, Redisson's "thread id"
+	 * @param token the token of this acquisition
+	 * @param leaseTime the fixed lease, {@code null} for the watchdog
+	 * @param acquiredAtNanos {@link System#nanoTime()} no later than the lease began:
+	 * when the acquisition was requested, or, after a wait, from the lease Redis had left
+	 */
+	record RedissonHeldLock(RedissonLock lock, long owner, FencingToken token, @Nullable Duration leaseTime,
+			long acquiredAtNanos) implements HeldLock {
+
+		@Override
+		public HeldLock withToken(FencingToken newToken) {
+			return new RedissonHeldLock(this.lock, this.owner, newToken, this.leaseTime, this.acquiredAtNanos);
+		}
+
+	}
+
+}

@@ -1,0 +1,13 @@
+package io.fencing.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencing.testsupport.TestServices;
+
+class PostgresIdempotentOperationsTests extends IdempotentOperationsContractTests {
+
+	@Override
+	protected HikariDataSource dataSource() {
+		return (HikariDataSource) TestServices.postgres();
+	}
+
+}
