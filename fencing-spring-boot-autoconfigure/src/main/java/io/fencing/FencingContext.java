@@ -4,8 +4,8 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import io.fencing.run.MissingToken;
-import io.fencing.run.TokenBindings;
 import io.fencing.run.TokenBindings.Binding;
+import io.fencing.run.TokenBindings;
 
 import org.springframework.util.Assert;
 

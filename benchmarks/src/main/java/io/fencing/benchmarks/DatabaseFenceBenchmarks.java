@@ -6,12 +6,12 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.FencingToken;
-import io.fencing.run.TokenBindings;
-import io.fencing.run.TokenBindings.Acquisition;
-import io.fencing.run.TokenBindings.Binding;
 import io.fencing.fence.FencedDataSource;
 import io.fencing.fence.FencedTable;
 import io.fencing.fence.FencedTables;
+import io.fencing.run.TokenBindings.Acquisition;
+import io.fencing.run.TokenBindings.Binding;
+import io.fencing.run.TokenBindings;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -7,12 +7,12 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.FencingToken;
-import io.fencing.run.TokenBindings;
-import io.fencing.run.TokenBindings.Acquisition;
-import io.fencing.run.TokenBindings.Binding;
 import io.fencing.http.FencedEndpoint;
 import io.fencing.http.FencingTokenInterceptor;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.run.TokenBindings.Acquisition;
+import io.fencing.run.TokenBindings.Binding;
+import io.fencing.run.TokenBindings;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -5,11 +5,11 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.FencingToken;
-import io.fencing.run.TokenBindings;
-import io.fencing.run.TokenBindings.Acquisition;
-import io.fencing.run.TokenBindings.Binding;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.jdbc.IdempotentOperations;
+import io.fencing.run.TokenBindings.Acquisition;
+import io.fencing.run.TokenBindings.Binding;
+import io.fencing.run.TokenBindings;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

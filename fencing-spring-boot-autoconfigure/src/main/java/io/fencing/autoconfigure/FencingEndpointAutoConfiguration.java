@@ -1,9 +1,9 @@
 package io.fencing.autoconfigure;
 
-import io.fencing.observation.TaskActivities;
 import io.fencing.observation.FencingEndpoint;
-import io.fencing.run.FencedTaskRunner;
+import io.fencing.observation.TaskActivities;
 import io.fencing.run.FencedTaskResolver;
+import io.fencing.run.FencedTaskRunner;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

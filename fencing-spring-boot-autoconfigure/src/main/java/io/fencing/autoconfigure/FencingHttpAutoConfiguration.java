@@ -2,15 +2,15 @@ package io.fencing.autoconfigure;
 
 import java.util.List;
 
-import io.fencing.http.FencingTokenExchangeFilter;
-import io.fencing.http.FencingTokenInterceptor;
 import io.fencing.http.FencedEndpointAdvisor;
 import io.fencing.http.FencedEndpointBeanValidator;
 import io.fencing.http.FencedEndpointExceptionResolver;
 import io.fencing.http.FencedEndpointInterceptor;
+import io.fencing.http.FencedEndpointMethods.WebStack;
 import io.fencing.http.FencedEndpointMethods;
 import io.fencing.http.FencedEndpointRefusalFilter;
-import io.fencing.http.FencedEndpointMethods.WebStack;
+import io.fencing.http.FencingTokenExchangeFilter;
+import io.fencing.http.FencingTokenInterceptor;
 
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

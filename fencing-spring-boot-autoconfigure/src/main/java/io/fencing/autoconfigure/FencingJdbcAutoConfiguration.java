@@ -5,11 +5,11 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
+import io.fencing.fence.FencedTables;
+import io.fencing.jdbc.ExpiredRows.Kept;
+import io.fencing.jdbc.ExpiredRows;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.jdbc.IdempotentOperations;
-import io.fencing.fence.FencedTables;
-import io.fencing.jdbc.ExpiredRows;
-import io.fencing.jdbc.ExpiredRows.Kept;
 import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import org.jspecify.annotations.Nullable;
 

@@ -8,10 +8,10 @@ import java.util.Optional;
 
 import io.fencing.FencingToken;
 import io.fencing.StaleWriterException;
-import io.fencing.run.TokenBindings;
 import io.fencing.fence.FenceRefusals;
 import io.fencing.run.TokenBindings.Acquisition;
 import io.fencing.run.TokenBindings.Binding;
+import io.fencing.run.TokenBindings;
 import jakarta.servlet.http.HttpServletRequest;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;

@@ -1,19 +1,13 @@
 package io.fencing.jdbc;
 
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -24,12 +18,12 @@ import io.fencing.NoFencingTokenException;
 import io.fencing.OperationReplayedEvent;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
-import io.fencing.run.TokenBindings;
 import io.fencing.database.Database;
 import io.fencing.fence.FenceRefusals;
 import io.fencing.fence.WriterTokens;
-import io.fencing.observation.FencingEventPublisher;
 import io.fencing.jdbc.GuardedUpdate.Quirk;
+import io.fencing.observation.FencingEventPublisher;
+import io.fencing.run.TokenBindings;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

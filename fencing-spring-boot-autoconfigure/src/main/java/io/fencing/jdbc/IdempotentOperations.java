@@ -12,8 +12,8 @@ import javax.sql.DataSource;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.OperationReplayedEvent;
-import io.fencing.run.TokenBindings;
 import io.fencing.observation.FencingEventPublisher;
+import io.fencing.run.TokenBindings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEventPublisher;

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.fencing.StaleWriteRefusedEvent;
-import io.fencing.observation.FencingEventPublisher;
 import io.fencing.fence.FenceRefusals;
+import io.fencing.observation.FencingEventPublisher;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.hibernate.integrator.spi.Integrator;

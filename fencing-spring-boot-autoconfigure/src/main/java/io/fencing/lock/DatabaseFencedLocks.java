@@ -8,7 +8,6 @@ import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -99,7 +98,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 	 * that name waits for it, so that this process finds its own lock free once it
 	 * released it.
 	 */
-	private final Map<String, CompletableFuture<Boolean>> pendingReleases = new ConcurrentHashMap<>();
+	private final PendingReleases<String> pendingReleases = new PendingReleases<>();
 
 	/** Asynchronous waits not yet answered: {@link #close} ends them. */
 	private final Set<CompletableFuture<@Nullable HeldLock>> waits = ConcurrentHashMap.newKeySet();
@@ -145,6 +144,12 @@ public final class DatabaseFencedLocks implements FencedLocks {
 	@Override
 	public String tokenOrigin() {
 		return "the database (sequence " + JdbcTokenSource.SEQUENCE + ", drawn by the statement that takes the lock)";
+	}
+
+	/** The database's sequence rises with everything the fenced tables keep. */
+	@Override
+	public boolean tokensCanFallBehind() {
+		return false;
 	}
 
 	@Override
@@ -247,7 +252,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 			refuseOnceClosed(lockName);
 			long deadline = System.nanoTime() + waitTime.toNanos();
 			Runnable first = () -> poll(lockName, leaseTime, deadline, FIRST_POLL_NANOS, result);
-			CompletableFuture<Boolean> pending = this.pendingReleases.get(lockName);
+			CompletableFuture<Boolean> pending = this.pendingReleases.of(lockName);
 			if (pending == null) {
 				pollOnAWorker(lockName, first, result);
 			}
@@ -342,7 +347,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 	 * within which a database answers a release.
 	 */
 	private void awaitPendingRelease(String lockName, long deadline) throws InterruptedException {
-		CompletableFuture<Boolean> pending = this.pendingReleases.get(lockName);
+		CompletableFuture<Boolean> pending = this.pendingReleases.of(lockName);
 		if (pending != null) {
 			try {
 				pending.get(Math.max(deadline - System.nanoTime(), PENDING_RELEASE_WAIT_NANOS), TimeUnit.NANOSECONDS);
@@ -493,8 +498,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 
 	private CompletableFuture<Boolean> sendRelease(String lockName, String owner, boolean fixedLease, Duration holdFor,
 			@Nullable Consumer<Boolean> whenAnswered, CompletableFuture<?> after) {
-		CompletableFuture<Boolean> released = new CompletableFuture<>();
-		this.pendingReleases.put(lockName, released);
+		CompletableFuture<Boolean> released = this.pendingReleases.sent(lockName);
 		after.whenComplete((done, failure) -> execute(() -> {
 			boolean held = false;
 			try {
@@ -522,8 +526,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 				}
 			}
 			finally {
-				this.pendingReleases.remove(lockName, released);
-				released.complete(held);
+				this.pendingReleases.answered(lockName, released, held);
 			}
 		}));
 		return released;
@@ -556,8 +559,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 
 	@Override
 	public boolean awaitReleases(Duration timeout) {
-		CompletableFuture<?>[] pending = this.pendingReleases.values().toArray(CompletableFuture[]::new);
-		return PendingReleases.await(pending, timeout);
+		return this.pendingReleases.await((lockName) -> true, timeout);
 	}
 
 	/**

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
-import io.fencing.FencingToken;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -81,6 +80,16 @@ public interface FencedLocks extends AutoCloseable {
 	 */
 	default boolean issuesTokens() {
 		return true;
+	}
+
+	/**
+	 * Whether the tokens of acquisitions come from a counter of this store's that can
+	 * fall behind tokens the storage already accepted, as Redis loses a counter it did
+	 * not persist; the runner then reports a refusal while the lock was still held as the
+	 * counter being behind. By default, whether acquisitions carry tokens of their own.
+	 */
+	default boolean tokensCanFallBehind() {
+		return issuesTokens();
 	}
 
 	/**

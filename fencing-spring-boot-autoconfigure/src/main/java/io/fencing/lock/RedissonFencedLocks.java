@@ -1,20 +1,15 @@
 package io.fencing.lock;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,18 +28,14 @@ import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
-import org.redisson.api.redisnode.RedisClusterMaster;
-import org.redisson.api.redisnode.RedisNode;
-import org.redisson.api.redisnode.RedisNodeAsync;
-import org.redisson.api.redisnode.RedisNodes;
-import org.redisson.client.RedisException;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.command.NoSyncedSlavesException;
 import org.redisson.config.Config;
 
 /**
- * Acquires and releases Redisson fenced locks for fenced tasks, and repairs a token
- * counter that Redis lost.
+ * Acquires and releases Redisson locks for fenced tasks, with Redisson's tokens
+ * ({@code fencing.token-source=redis}) or without ({@code database}: the runner takes
+ * each token from {@link JdbcTokenSource}).
  * <p>
  * Every acquisition has an owner of its own. Redisson names a lock's owner after the
  * client and a thread id, and lets the same owner re-enter: an acquisition whose reply
@@ -129,7 +120,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * in this JVM see each other's, and kept apart per Redis, so that a stalled Redis
 	 * holds up no acquisition at another.
 	 */
-	private static final Map<PendingKey, CompletableFuture<Boolean>> PENDING_RELEASES = new ConcurrentHashMap<>();
+	private static final PendingReleases<PendingKey> PENDING_RELEASES = new PendingReleases<>();
 
 	/** Which Redis this client's locks are in, for the pending releases. */
 	private final String server;
@@ -211,6 +202,10 @@ public class RedissonFencedLocks implements FencedLocks {
 		return new PendingKey(this.server, lockName);
 	}
 
+	private boolean isOurs(PendingKey key) {
+		return key.server().equals(this.server);
+	}
+
 	/** Where Redis is, for example {@code redis://localhost:6379}. */
 	@Override
 	public String description() {
@@ -220,65 +215,10 @@ public class RedissonFencedLocks implements FencedLocks {
 	/**
 	 * Sends {@code PING} to every master, where locks are taken, each answer awaited up
 	 * to {@code timeout}; takes no lock and writes nothing.
-	 * @return the masters' addresses
-	 * @throws IllegalStateException naming the masters that did not answer
 	 */
 	@Override
 	public List<String> pingMasters(Duration timeout) {
-		Map<String, CompletableFuture<Boolean>> pings = new LinkedHashMap<>();
-		Config config = this.redisson.getConfig();
-		try {
-			if (config.isClusterConfig()) {
-				for (RedisClusterMaster master : this.redisson.getRedisNodes(RedisNodes.CLUSTER).getMasters()) {
-					ping(master, timeout, pings);
-				}
-			}
-			else {
-				ping(config.isSentinelConfig()
-						? this.redisson.getRedisNodes(RedisNodes.SENTINEL_MASTER_SLAVE).getMaster()
-						: this.redisson.getRedisNodes(RedisNodes.MASTER_SLAVE).getMaster(), timeout, pings);
-			}
-		}
-		catch (RedisException ex) {
-			// A client that connects at its first command, to a Redis that is not up.
-			throw new IllegalStateException(
-					"Redis at " + this.redisDescription + ": no connection to its master (" + ex.getMessage() + ")",
-					ex);
-		}
-		List<String> silent = new ArrayList<>();
-		pings.forEach((address, answered) -> {
-			String problem = problemOf(answered);
-			if (problem != null) {
-				silent.add(address + " (" + problem + ")");
-			}
-		});
-		if (!silent.isEmpty()) {
-			throw new IllegalStateException("Redis at " + this.redisDescription + ": no answer to PING from master "
-					+ String.join(", ", silent));
-		}
-		return List.copyOf(pings.keySet());
-	}
-
-	/** Why a ping got no answer (Redisson times it out itself), or {@code null}. */
-	private static @Nullable String problemOf(CompletableFuture<Boolean> ping) {
-		try {
-			return ping.get() ? null : "the connection failed";
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return "interrupted";
-		}
-		catch (ExecutionException ex) {
-			return (ex.getCause() != null) ? ex.getCause().getMessage() : ex.getMessage();
-		}
-	}
-
-	/** Sends {@code PING} to {@code node}, its answer kept by the node's address. */
-	private static <N extends RedisNode & RedisNodeAsync> void ping(N node, Duration timeout,
-			Map<String, CompletableFuture<Boolean>> pings) {
-		InetSocketAddress address = node.getAddr();
-		pings.put(address.getHostString() + ":" + address.getPort(),
-				node.pingAsync(timeout.toMillis(), TimeUnit.MILLISECONDS).toCompletableFuture());
+		return RedisMasters.ping(this.redisson, this.redisDescription, timeout);
 	}
 
 	/**
@@ -331,7 +271,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	public CompletableFuture<@Nullable HeldLock> tryAcquireAsync(String lockName, Duration waitTime,
 			@Nullable Duration leaseTime) {
 		CompletableFuture<@Nullable HeldLock> result = new CompletableFuture<>();
-		CompletableFuture<Boolean> pendingRelease = PENDING_RELEASES.get(pendingKey(lockName));
+		CompletableFuture<Boolean> pendingRelease = PENDING_RELEASES.of(pendingKey(lockName));
 		if (pendingRelease == null) {
 			request(lockName, waitTime, leaseTime, result);
 		}
@@ -465,10 +405,8 @@ public class RedissonFencedLocks implements FencedLocks {
 	public CompletableFuture<Boolean> release(HeldLock held, Duration holdFor, Consumer<Boolean> whenAnswered) {
 		RedissonHeldLock own = own(held);
 		String lockName = held.token().lockName();
-		CompletableFuture<Boolean> released = new CompletableFuture<>();
-		// Registered before it is sent: no acquisition that follows the caller misses it.
 		PendingKey pendingKey = pendingKey(lockName);
-		PENDING_RELEASES.put(pendingKey, released);
+		CompletableFuture<Boolean> released = PENDING_RELEASES.sent(pendingKey);
 		release(own, holdFor).whenComplete((unlocked, failure) -> {
 			Throwable error = (failure != null) ? unwrap(failure) : null;
 			boolean wasHeld = !(error instanceof IllegalMonitorStateException);
@@ -480,8 +418,7 @@ public class RedissonFencedLocks implements FencedLocks {
 				whenAnswered.accept(wasHeld);
 			}
 			finally {
-				PENDING_RELEASES.remove(pendingKey, released);
-				released.complete(wasHeld);
+				PENDING_RELEASES.answered(pendingKey, released, wasHeld);
 			}
 		});
 		return released;
@@ -539,12 +476,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	 */
 	@Override
 	public boolean awaitReleases(Duration timeout) {
-		CompletableFuture<?>[] pending = PENDING_RELEASES.entrySet()
-			.stream()
-			.filter((entry) -> entry.getKey().server().equals(this.server))
-			.map(Map.Entry::getValue)
-			.toArray(CompletableFuture[]::new);
-		return PendingReleases.await(pending, timeout);
+		return PENDING_RELEASES.await(this::isOurs, timeout);
 	}
 
 	/**
@@ -555,12 +487,8 @@ public class RedissonFencedLocks implements FencedLocks {
 	public void close() {
 		if (!awaitReleases(CLOSE_TIMEOUT)) {
 			logger.warn("Releases of locks "
-					+ PENDING_RELEASES.keySet()
-						.stream()
-						.filter((key) -> key.server().equals(this.server))
-						.map(PendingKey::lockName)
-						.toList()
-					+ " at " + this.redisDescription + " were not answered within " + CLOSE_TIMEOUT.toSeconds()
+					+ PENDING_RELEASES.keys(this::isOurs).stream().map(PendingKey::lockName).toList() + " at "
+					+ this.redisDescription + " were not answered within " + CLOSE_TIMEOUT.toSeconds()
 					+ " s of shutdown; those locks are " + "freed when their leases end");
 		}
 	}
@@ -667,13 +595,11 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * pending release: a later acquisition in this process waits for it.
 	 */
 	private void giveBackGranted(RedissonHeldLock held) {
-		CompletableFuture<Boolean> givenBack = new CompletableFuture<>();
 		PendingKey pendingKey = pendingKey(held.token().lockName());
-		PENDING_RELEASES.put(pendingKey, givenBack);
-		held.lock().unlockAsync(held.owner()).whenComplete((released, error) -> {
-			PENDING_RELEASES.remove(pendingKey, givenBack);
-			givenBack.complete(error == null);
-		});
+		CompletableFuture<Boolean> givenBack = PENDING_RELEASES.sent(pendingKey);
+		held.lock()
+			.unlockAsync(held.owner())
+			.whenComplete((released, error) -> PENDING_RELEASES.answered(pendingKey, givenBack, error == null));
 	}
 
 	private static boolean isReplicationFailure(@Nullable Throwable ex) {

@@ -10,8 +10,8 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 import io.fencing.OnBusy;
-import io.fencing.run.FencedTaskRunner;
 import io.fencing.run.FencedTaskResolver;
+import io.fencing.run.FencedTaskRunner;
 import io.fencing.run.TaskDefinition;
 import io.fencing.run.TaskSettings;
 import org.jspecify.annotations.Nullable;

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -16,19 +15,17 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import io.fencing.FencingToken;
 import io.fencing.LockBusyException;
 import io.fencing.LockUnavailableException;
 import io.fencing.OnBusy;
-import io.fencing.run.TokenBindings.Acquisition;
-import io.fencing.run.TokenBindings.Binding;
-import io.fencing.lock.DatabaseFencedLocks;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
 import io.fencing.lock.TokenSource;
+import io.fencing.run.TokenBindings.Acquisition;
+import io.fencing.run.TokenBindings.Binding;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -265,8 +262,7 @@ public class FencedTaskRunner implements AutoCloseable {
 	}
 
 	private @Nullable TaskRun notAcquiredAfter(Throwable failure, TaskDefinition task, RunLifecycle lifecycle) {
-		Throwable cause = (failure instanceof CompletionException completion && completion.getCause() != null)
-				? completion.getCause() : failure;
+		Throwable cause = TaskRun.unwrap(failure);
 		if (cause instanceof InterruptedException) {
 			return interrupted(task, lifecycle);
 		}
@@ -401,8 +397,8 @@ public class FencedTaskRunner implements AutoCloseable {
 	 * @return completes once Redis has answered the release
 	 */
 	CompletableFuture<Boolean> end(HeldLock held, Acquisition acquisition, Duration holdFor, RunLifecycle lifecycle) {
-		// The database's tokens (its token source, its lock store) never fall behind it.
-		if (this.tokenSource == null && !(this.locks instanceof DatabaseFencedLocks)
+		// A token source's tokens never fall behind the storage.
+		if (this.tokenSource == null && this.locks.tokensCanFallBehind()
 				&& acquisition.newestRefusingToken() > held.token().value() && this.locks.isHeld(held)) {
 			reportCounterBehind(held.token(), acquisition.newestRefusingToken());
 		}

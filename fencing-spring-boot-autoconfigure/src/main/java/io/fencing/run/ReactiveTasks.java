@@ -1,9 +1,9 @@
 package io.fencing.run;
 
 import java.util.Optional;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 import io.fencing.FencingToken;
@@ -70,8 +70,7 @@ final class ReactiveTasks {
 			starting.whenComplete((run, failure) -> {
 				if (failure != null) {
 					if (!starting.isCancelled()) {
-						sink.error((failure instanceof CompletionException && failure.getCause() != null)
-								? failure.getCause() : failure);
+						sink.error(Objects.requireNonNull(TaskRun.unwrap(failure)));
 					}
 					return;
 				}

@@ -20,7 +20,7 @@ final class ScheduledCalls {
 	/** Frames between the scheduler and this interceptor: reflection, proxies, advice. */
 	private static final Set<String> BETWEEN = Set.of("java.", "jdk.", "sun.", "org.springframework.aop.",
 			"org.springframework.cglib.", "org.springframework.util.ReflectionUtils", "com.sun.proxy.",
-			"io.micrometer.observation.", "io.fencing.run.", "io.fencing.run.", "io.fencing.run.");
+			"io.micrometer.observation.", "io.fencing.run.");
 
 	private ScheduledCalls() {
 	}

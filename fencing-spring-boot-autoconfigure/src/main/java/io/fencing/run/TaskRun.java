@@ -11,9 +11,9 @@ import io.fencing.FencingToken;
 import io.fencing.LockBusyException;
 import io.fencing.LockUnavailableException;
 import io.fencing.StaleWriterException;
+import io.fencing.lock.HeldLock;
 import io.fencing.run.TokenBindings.Acquisition;
 import io.fencing.run.TokenBindings.Binding;
-import io.fencing.lock.HeldLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -181,7 +181,11 @@ final class TaskRun {
 		return RunOutcome.FAILED;
 	}
 
-	private static @Nullable Throwable unwrap(@Nullable Throwable failure) {
+	/**
+	 * What failed, out of the wrappers of asynchronous work ({@code CompletionException},
+	 * {@code ExecutionException}).
+	 */
+	static @Nullable Throwable unwrap(@Nullable Throwable failure) {
 		Throwable cause = failure;
 		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
 				&& cause.getCause() != null) {

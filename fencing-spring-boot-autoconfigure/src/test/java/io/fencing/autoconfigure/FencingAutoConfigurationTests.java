@@ -8,14 +8,13 @@ import java.util.function.Predicate;
 
 import io.fencing.FencedTask;
 import io.fencing.FencingContext;
-import io.fencing.FencingToken;
-import io.fencing.run.FencedTaskAdvisor;
+import io.fencing.jdbc.ExpiredRows;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.jdbc.IdempotentOperations;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
 import io.fencing.lock.RedissonFencedLocks;
-import io.fencing.jdbc.IdempotentOperations;
-import io.fencing.jdbc.ExpiredRows;
+import io.fencing.run.FencedTaskAdvisor;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

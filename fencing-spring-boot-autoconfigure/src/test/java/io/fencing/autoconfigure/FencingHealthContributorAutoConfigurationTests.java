@@ -10,8 +10,8 @@ import javax.sql.DataSource;
 
 import io.fencing.FencedTasks;
 import io.fencing.StaleWriterException;
-import io.fencing.observation.FencingHealthIndicator;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.observation.FencingHealthIndicator;
 import io.fencing.testsupport.CounterLoss;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.StockTable;

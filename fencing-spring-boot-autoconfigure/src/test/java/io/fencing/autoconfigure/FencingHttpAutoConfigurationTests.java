@@ -4,9 +4,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 
 import io.fencing.http.FencedEndpoint;
-import io.fencing.http.FencingTokenInterceptor;
 import io.fencing.http.FencedEndpointAdvisor;
 import io.fencing.http.FencedEndpointRefusalFilter;
+import io.fencing.http.FencingTokenInterceptor;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 

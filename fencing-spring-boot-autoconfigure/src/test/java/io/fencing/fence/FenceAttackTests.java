@@ -9,11 +9,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.fencing.FencingToken;
 import io.fencing.StaleWriterException;
-import io.fencing.run.TokenBindings;
-import io.fencing.run.TokenBindings.Acquisition;
-import io.fencing.run.TokenBindings.Binding;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.testsupport.Causes;
 import org.junit.jupiter.api.AfterEach;

@@ -1,6 +1,5 @@
 package io.fencing.fence;
 
-import java.sql.Connection;
 import java.util.List;
 import java.util.UUID;
 

@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.List;
 
 import io.fencing.FencingToken;
-import io.fencing.run.TokenBindings;
 import io.fencing.run.TokenBindings.Acquisition;
 import io.fencing.run.TokenBindings.Binding;
+import io.fencing.run.TokenBindings;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 

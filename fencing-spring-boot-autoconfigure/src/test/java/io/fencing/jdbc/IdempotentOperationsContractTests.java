@@ -29,11 +29,10 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.OperationReplayedEvent;
-import io.fencing.database.Database;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.database.Database;
 import io.fencing.testsupport.BoundTokens;
 import io.fencing.testsupport.Latches;
-import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

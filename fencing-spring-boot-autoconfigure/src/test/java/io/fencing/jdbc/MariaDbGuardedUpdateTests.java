@@ -2,7 +2,6 @@ package io.fencing.jdbc;
 
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 import javax.sql.DataSource;
 

@@ -21,7 +21,6 @@ import io.fencing.LockBusyException;
 import io.fencing.OnBusy;
 import io.fencing.StaleWriterException;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.lock.FencedLocks;
 import io.fencing.testsupport.LeaseOverrun;
 import io.fencing.testsupport.StockTable;
 import io.fencing.testsupport.TestServices;

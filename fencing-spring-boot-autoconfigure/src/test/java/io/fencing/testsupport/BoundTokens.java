@@ -3,9 +3,9 @@ package io.fencing.testsupport;
 import java.util.function.Supplier;
 
 import io.fencing.FencingToken;
-import io.fencing.run.TokenBindings;
 import io.fencing.run.TokenBindings.Acquisition;
 import io.fencing.run.TokenBindings.Binding;
+import io.fencing.run.TokenBindings;
 
 /** Runs a test's work with a token bound, as a run of a task binds its own. */
 public final class BoundTokens {

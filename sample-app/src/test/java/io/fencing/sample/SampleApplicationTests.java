@@ -7,8 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import io.fencing.sample.replay.ReplayResult;
 import io.fencing.sample.replay.ReplayResult.Redelivery;
+import io.fencing.sample.replay.ReplayResult;
 import io.fencing.sample.replay.ReplayWorkers;
 import io.fencing.sample.replay.TimelineReplay;
 import org.junit.jupiter.api.Test;

@@ -16,15 +16,16 @@ import io.fencing.FencedTasks;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.LeaseLostEvent;
+import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
 import io.fencing.autoconfigure.FencingHealthContributorAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
-import io.fencing.observation.FencingHealthIndicator;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.lock.DatabaseFencedLocks;
 import io.fencing.lock.FencedLocks;
+import io.fencing.observation.FencingHealthIndicator;
 import io.fencing.run.FencedTaskRunner;
 import io.fencing.testsupport.ReferenceTimeline;
 import io.fencing.testsupport.ReportedAsMySql;
@@ -237,6 +238,20 @@ class DatabaseLockStoreApplicationTests {
 					assertThat(health.getStatus()).isEqualTo(Status.UP);
 					assertThat(health.getDetails()).containsEntry("locks",
 							"table fencing_lock of the application's database (PostgreSQL)");
+					// A newer token written without the lock: the next run is refused
+					// while
+					// it holds the lock, and the database's tokens are not reported
+					// behind.
+					long newer = new JdbcTemplate(postgres)
+						.queryForObject("SELECT token FROM fencing_lock WHERE name = ?", Long.class, this.lock) + 1000;
+					fenced.guardedUpdate(new FencingToken(this.lock, newer), increment, "A-1");
+					assertThatExceptionOfType(StaleWriterException.class)
+						.isThrownBy(() -> context.getBean(FencedTasks.class)
+							.run(this.lock, (token) -> fenced.guardedUpdate(increment, "A-1")))
+						.withMessageContaining("older than accepted token " + newer);
+					assertThat(context.getBean(FencedTaskRunner.class).counterBehind()).isNull();
+					assertThat(context.getBean(FencingHealthIndicator.class).health().getDetails())
+						.doesNotContainKey("tokenCounterBehind");
 				});
 		}
 		finally {

@@ -10,10 +10,10 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.lock.DatabaseFencedLocks;
 import io.fencing.lock.HeldLock;
+import io.fencing.lock.JdbcTokenSource;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.ReportedAsMySql;
 import io.fencing.testsupport.TestServices;
-import io.fencing.lock.JdbcTokenSource;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
