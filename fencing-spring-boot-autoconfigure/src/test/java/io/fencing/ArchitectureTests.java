@@ -1,6 +1,7 @@
 package io.fencing;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code docs/architecture.md} describes the packages as they are: each package of the
  * starter is a row of its table and each row is a package, and each package says in its
- * {@code package-info} which of its types are internal.
+ * {@code package-info} which of its types are internal. No class holds several concerns'
+ * worth of code: none is over 600 lines.
  */
 class ArchitectureTests {
 
@@ -53,6 +55,21 @@ class ArchitectureTests {
 					.as("package-info of io.fencing.%s says which types are internal", name)
 					.contains("internal");
 			}
+		}
+	}
+
+	@Test
+	void noSourceFileIsOverSixHundredLines() throws IOException {
+		try (Stream<Path> files = Files.walk(SOURCES)) {
+			List<String> tooLong = files.filter((file) -> file.toString().endsWith(".java")).filter((file) -> {
+				try {
+					return Files.readAllLines(file, StandardCharsets.UTF_8).size() > 600;
+				}
+				catch (IOException ex) {
+					throw new UncheckedIOException(ex);
+				}
+			}).map(Path::toString).toList();
+			assertThat(tooLong).as("source files over 600 lines: split them by concern").isEmpty();
 		}
 	}
 

@@ -6,11 +6,13 @@ import javax.sql.DataSource;
 
 import io.fencing.autoconfigure.FencingProperties.InitializeSchema;
 import io.fencing.database.Database;
+import io.fencing.database.SqlStates;
 
 import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
 import org.springframework.boot.jdbc.init.PlatformPlaceholderDatabaseDriverResolver;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.sql.init.DatabaseInitializationSettings;
+import org.springframework.jdbc.datasource.init.ScriptException;
 import org.springframework.jdbc.support.MetaDataAccessException;
 
 /**
@@ -20,6 +22,9 @@ import org.springframework.jdbc.support.MetaDataAccessException;
  * own gets none, and the token source's startup check says what to do.
  */
 public class FencingSchemaInitializer extends DataSourceScriptDatabaseInitializer {
+
+	/** Each attempt creates at least what the one before found created meanwhile. */
+	private static final int CONCURRENT_CREATION_ATTEMPTS = 10;
 
 	static final String SCHEMA_LOCATION = "optional:classpath:io/fencing/jdbc/schema-@@platform@@.sql";
 
@@ -40,6 +45,26 @@ public class FencingSchemaInitializer extends DataSourceScriptDatabaseInitialize
 
 	public FencingSchemaInitializer(DataSource dataSource, InitializeSchema mode) {
 		super(dataSource, settings(dataSource, mode));
+	}
+
+	/**
+	 * Runs the scripts again when an instance that started at the same moment created an
+	 * object of the schema as this one did: each statement creates only what is missing,
+	 * so the next run finds that object there.
+	 */
+	@Override
+	protected void runScripts(Scripts scripts) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				super.runScripts(scripts);
+				return;
+			}
+			catch (ScriptException ex) {
+				if (attempt == CONCURRENT_CREATION_ATTEMPTS || !SqlStates.isConcurrentCreation(ex)) {
+					throw ex;
+				}
+			}
+		}
 	}
 
 	private static DatabaseInitializationSettings settings(DataSource dataSource, InitializeSchema mode) {

@@ -48,6 +48,22 @@ public final class SqlStates {
 	}
 
 	/**
+	 * An object that another session created at the same moment: PostgreSQL fails all but
+	 * one of concurrent {@code CREATE ... IF NOT EXISTS} of one table or sequence, with a
+	 * duplicate key in its catalog, or a duplicate table or object.
+	 */
+	public static boolean isConcurrentCreation(@Nullable Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SQLException ex
+					&& ("23505".equals(ex.getSQLState()) || "42P07".equals(ex.getSQLState())
+							|| "42710".equals(ex.getSQLState()) || ex.getErrorCode() == 1359)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Another transaction held what the statement needed: a deadlock, a serialization
 	 * failure, a lock wait that timed out (PostgreSQL's {@code lock_timeout}, MariaDB's
 	 * and MySQL's {@code innodb_lock_wait_timeout}, H2's lock timeout). Trying again may
@@ -57,6 +73,16 @@ public final class SqlStates {
 		String state = ex.getSQLState();
 		return (state != null && (state.startsWith("40") || state.equals("55P03"))) || ex.getErrorCode() == 1205
 				|| ("HYT00".equals(state) && ex.getErrorCode() == 50200);
+	}
+
+	/**
+	 * A statement the database could not parse: PostgreSQL's and H2's states, MySQL's and
+	 * MariaDB's code.
+	 */
+	public static boolean isSyntaxError(SQLException ex) {
+		String state = ex.getSQLState();
+		return "42601".equals(state) || "42001".equals(state) || ex.getErrorCode() == 1064
+				|| ("42000".equals(state) && ex.getErrorCode() == 42000);
 	}
 
 	/** A connection that failed or could not be made. */

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -26,6 +27,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import io.fencing.database.IdentifierCase;
+import io.fencing.database.SqlStates;
 import io.fencing.fence.FencedTableSource.Declared;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -47,6 +49,9 @@ public final class FencedTables implements SmartInitializingSingleton {
 	private static final Set<Integer> INTEGERS = Set.of(Types.BIGINT, Types.INTEGER, Types.NUMERIC, Types.DECIMAL);
 
 	private static final String PROPERTY = "fencing.jdbc.fenced-tables";
+
+	/** How long a failed creation waits for another instance's to finish. */
+	private static final Duration CONCURRENT_CREATION = Duration.ofSeconds(5);
 
 	private final Supplier<DataSource> dataSource;
 
@@ -148,9 +153,13 @@ public final class FencedTables implements SmartInitializingSingleton {
 			}
 		}
 		catch (SQLException ex) {
-			throw new IllegalStateException("Could not check the database fence of tables " + tables + ": "
-					+ ex.getMessage() + " (a table whose name is a reserved word, such as order, "
-					+ "cannot be fenced: rename it)", ex);
+			String hint = SqlStates.isSyntaxError(ex)
+					? " (a table whose name is a reserved word, such as order, cannot be fenced: rename it)"
+					: SqlStates.isConnectionFailure(ex) ? " (the connection to the database failed: the fence "
+							+ "is checked as the application starts, which needs its database up)" : "";
+			throw new IllegalStateException(
+					"Could not check the database fence of tables " + tables + ": " + SqlStates.firstLine(ex) + hint,
+					ex);
 		}
 	}
 
@@ -205,10 +214,28 @@ public final class FencedTables implements SmartInitializingSingleton {
 			return;
 		}
 		if (this.create) {
-			create(connection, dialect, table, key, schema);
-			if (dialect.hasFence(connection, table, key)) {
-				logger.info("Created the database fence of table " + table);
+			SQLException failure = null;
+			try {
+				create(connection, dialect, table, key, schema);
+			}
+			catch (SQLException ex) {
+				failure = ex;
+			}
+			// Another instance that started at the same moment may be creating it too,
+			// which fails this creation (PostgreSQL: a duplicate in its catalog, a
+			// function updated concurrently) or, on MariaDB and MySQL, whose DDL is not
+			// transactional, replaces a trigger of this one's: the fence is whole once
+			// the last creation ends.
+			boolean notConcurrent = failure != null
+					&& (SqlStates.isSyntaxError(failure) || SqlStates.isPermissionDenied(failure));
+			if (!notConcurrent && fenceAppears(connection, dialect, table, key)) {
+				if (failure == null) {
+					logger.info("Created the database fence of table " + table);
+				}
 				return;
+			}
+			if (failure != null) {
+				throw failure;
 			}
 		}
 		throw new IllegalStateException("Fenced table " + table + " (" + by
@@ -216,6 +243,28 @@ public final class FencedTables implements SmartInitializingSingleton {
 				+ ", so writes to it are not checked. "
 				+ "Create it with fencing.jdbc.initialize-schema=always, or run this DDL (in a migration of yours; "
 				+ "each statement on its own):\n" + ddl(dialect, table, key, schema));
+	}
+
+	/**
+	 * Whether the fence of {@code table} is there within {@link #CONCURRENT_CREATION}, as
+	 * another instance that creates it at the same moment finishes.
+	 */
+	private static boolean fenceAppears(Connection connection, FenceDialect dialect, FencedTable table,
+			List<String> key) throws SQLException {
+		long deadline = System.nanoTime() + CONCURRENT_CREATION.toNanos();
+		while (!dialect.hasFence(connection, table, key)) {
+			if (System.nanoTime() > deadline) {
+				return false;
+			}
+			try {
+				Thread.sleep(50);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/** The DDL of the fence of {@code table}, statements separated by blank lines. */

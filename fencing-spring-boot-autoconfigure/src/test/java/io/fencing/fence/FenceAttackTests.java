@@ -97,6 +97,45 @@ abstract class FenceAttackTests {
 		}
 	}
 
+	/**
+	 * Instances that start at the same moment, as replicas of a deployment do, each find
+	 * the fence of a new table, which one of them created: the other creations fail
+	 * (PostgreSQL: a duplicate in its catalog; found by the fault campaign).
+	 */
+	@Test
+	void instancesStartingTogetherAllFindTheFenceOneOfThemCreated() throws Exception {
+		int instances = 6;
+		for (int attempt = 0; attempt < 3; attempt++) {
+			String table = name("together");
+			this.unfenced.execute("CREATE TABLE " + table + " (id INT PRIMARY KEY, last_token BIGINT)");
+			this.drop.add("DROP TABLE " + table);
+			List<HikariDataSource> pools = new java.util.ArrayList<>();
+			java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(instances);
+			try {
+				java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(instances);
+				List<java.util.concurrent.Future<?>> starts = new java.util.ArrayList<>();
+				for (int i = 0; i < instances; i++) {
+					HikariDataSource pool = pool(1);
+					pools.add(pool);
+					FencedTables fence = new FencedTables(new FencedDataSource(pool),
+							List.of(FencedTable.of(table, "last_token")), true);
+					starts.add(threads.submit(() -> {
+						together.await(30, java.util.concurrent.TimeUnit.SECONDS);
+						fence.check();
+						return null;
+					}));
+				}
+				for (java.util.concurrent.Future<?> start : starts) {
+					start.get(60, java.util.concurrent.TimeUnit.SECONDS);
+				}
+			}
+			finally {
+				threads.shutdownNow();
+				pools.forEach(HikariDataSource::close);
+			}
+		}
+	}
+
 	String name(String prefix) {
 		return prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
 	}

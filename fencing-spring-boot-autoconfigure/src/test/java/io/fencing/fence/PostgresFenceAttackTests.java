@@ -191,6 +191,32 @@ class PostgresFenceAttackTests extends FenceAttackTests {
 			.withMessageContaining("a table whose name is a reserved word");
 	}
 
+	/**
+	 * A connection lost while the fence is checked (the database killed it, found by the
+	 * fault campaign) is told as such, not as a table name the database cannot parse.
+	 */
+	@Test
+	void aConnectionLostDuringTheCheckIsNotBlamedOnTheTableName() throws Exception {
+		HikariDataSource shared = (HikariDataSource) TestServices.postgres();
+		Connection lost = java.sql.DriverManager.getConnection(shared.getJdbcUrl(), shared.getUsername(),
+				shared.getPassword());
+		lost.close();
+		javax.sql.DataSource lostConnections = new org.springframework.jdbc.datasource.DelegatingDataSource(shared) {
+
+			@Override
+			public Connection getConnection() {
+				return lost;
+			}
+
+		};
+		assertThatIllegalStateException()
+			.isThrownBy(() -> new FencedTables(new FencedDataSource(lostConnections),
+					List.of(FencedTable.of(name("lost"), "last_token")), true)
+				.check())
+			.withMessageContaining("the connection to the database failed")
+			.withMessageNotContaining("reserved word");
+	}
+
 	@Test
 	void aSchemaQualifiedTableIsFenced() {
 		String other = name("rvq");
