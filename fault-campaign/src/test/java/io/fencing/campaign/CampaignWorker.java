@@ -11,11 +11,12 @@ import java.util.Random;
 
 import io.fencing.FencedTasks;
 import io.fencing.FencingToken;
+import io.fencing.LockUnavailableException;
 import io.fencing.OnBusy;
 import io.fencing.StaleWriterException;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.test.FencingHistory;
 import io.fencing.test.FencingHistory.Outcome;
+import io.fencing.test.FencingHistory;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -74,6 +75,10 @@ public class CampaignWorker {
 
 		private final Path history;
 
+		private final Path errors;
+
+		private final String life;
+
 		private long writes;
 
 		private String[] lastOperation;
@@ -93,6 +98,10 @@ public class CampaignWorker {
 			// A restarted worker draws other choices than its first life.
 			this.random = new Random(environment.getRequiredProperty("campaign.seed", Long.class) ^ System.nanoTime());
 			this.history = Path.of(environment.getRequiredProperty("campaign.history"));
+			this.errors = Path.of(this.history + ".errors");
+			// Values and operation ids of this life of the worker: a restarted worker
+			// counts again from 1.
+			this.life = this.worker + "." + ProcessHandle.current().pid();
 			append("");
 		}
 
@@ -110,8 +119,14 @@ public class CampaignWorker {
 				catch (StaleWriterException ex) {
 					// Refused: recorded by the write; the stale owner stops.
 				}
-				catch (RuntimeException ex) {
+				catch (DataAccessException | LockUnavailableException ex) {
 					// The lock store or the database failed under a fault: try again.
+					sleep(50);
+				}
+				catch (RuntimeException ex) {
+					// Not a fault's: the campaign fails on what this file holds.
+					appendTo(this.errors, ex.toString());
+					ex.printStackTrace();
 					sleep(50);
 				}
 			}
@@ -135,7 +150,7 @@ public class CampaignWorker {
 		}
 
 		private void write(FencingToken token, int row, int kind) {
-			String value = this.worker + "-" + (++this.writes);
+			String value = this.life + "-" + (++this.writes);
 			String operation = null;
 			String target = this.table + ":" + row;
 			if (!this.naive && kind == 1) {
@@ -150,7 +165,7 @@ public class CampaignWorker {
 					target = this.table + ":" + row;
 				}
 				else {
-					operation = this.worker + "-op-" + this.writes;
+					operation = this.life + "-op-" + this.writes;
 					this.lastOperation = new String[] { operation, value, Integer.toString(row) };
 				}
 			}
@@ -181,8 +196,7 @@ public class CampaignWorker {
 				outcome = (rows == 1) ? Outcome.ACCEPTED : Outcome.UNKNOWN;
 			}
 			catch (StaleWriterException ex) {
-				outcome = Outcome.REFUSED;
-				appendWrite(token, operation, target, value, start, outcome);
+				appendRefusal(token, operation, target, value, start, ex);
 				throw ex;
 			}
 			catch (DataAccessException ex) {
@@ -190,7 +204,7 @@ public class CampaignWorker {
 				if (refusal != null) {
 					// A plain JdbcTemplate's own translation, with the fence's refusal as
 					// its cause.
-					appendWrite(token, operation, target, value, start, Outcome.REFUSED);
+					appendRefusal(token, operation, target, value, start, refusal);
 					throw refusal;
 				}
 				// A cut connection, a killed session: told in the worker's log.
@@ -210,6 +224,13 @@ public class CampaignWorker {
 			return null;
 		}
 
+		private void appendRefusal(FencingToken token, String operation, String target, String value, long start,
+				StaleWriterException refusal) {
+			append(new FencingHistory.Write(this.worker, token.lockName(), token.value(), operation, target, value,
+					start, System.currentTimeMillis(), Outcome.REFUSED, refusal.getAcceptedToken())
+				.line());
+		}
+
 		private void appendWrite(FencingToken token, String operation, String target, String value, long start,
 				Outcome outcome) {
 			append(new FencingHistory.Write(this.worker, token.lockName(), token.value(), operation, target, value,
@@ -218,8 +239,12 @@ public class CampaignWorker {
 		}
 
 		private void append(String line) {
+			appendTo(this.history, line);
+		}
+
+		private static void appendTo(Path file, String line) {
 			try {
-				Files.writeString(this.history, line.isEmpty() ? "" : line + "\n", StandardCharsets.UTF_8,
+				Files.writeString(file, line.isEmpty() ? "" : line + "\n", StandardCharsets.UTF_8,
 						StandardOpenOption.CREATE, StandardOpenOption.APPEND);
 			}
 			catch (IOException ex) {

@@ -69,6 +69,9 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 		JdbcTemplate admin = new JdbcTemplate(shared);
 		admin.execute("CREATE DATABASE " + schema);
 		List<Worker> running = new ArrayList<>();
+		// A test JVM that is ended leaves no worker paused or running.
+		Thread reaper = new Thread(() -> running.forEach(Worker::kill));
+		Runtime.getRuntime().addShutdownHook(reaper);
 		try (RedisServer redis = RedisServer.start()) {
 			String url = shared.getJdbcUrl().replaceFirst("/[A-Za-z0-9_]+(\\?|$)", "/" + schema + "$1");
 			try (HikariDataSource campaign = dataSource(url, shared)) {
@@ -85,11 +88,18 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 					worker.awaitReady();
 				}
 				Path faults = directory.resolve("faults.history");
-				new Nemesis(new Random(this.seed), running, redis, this.lockStore.equals("redis"), campaign, schema,
-						faults)
+				new Nemesis(new Random(this.seed), running, redis, this.lockStore.equals("redis"),
+						this.database.equals("postgresql"), campaign, schema, faults)
 					.injectUntil(deadline);
 				for (Worker worker : running) {
 					worker.awaitEnd(Duration.ofSeconds(30));
+				}
+				for (Worker worker : running) {
+					Path errors = Path.of(worker.history() + ".errors");
+					if (Files.exists(errors) && Files.size(errors) > 0) {
+						throw new AssertionError(this + ": worker " + worker.name() + " failed in a way no fault "
+								+ "explains:\n" + Files.readString(errors) + "(see its log)");
+					}
 				}
 				Path accepted = directory.resolve("accepted.history");
 				List<String> lines = new JdbcTemplate(campaign).query(
@@ -109,12 +119,16 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 				HistoryReport.writePicture(history, this + ": " + report.summary(), directory.resolve("history.svg"));
 				return report;
 			}
+			finally {
+				// Before their Redis goes.
+				running.forEach(Worker::kill);
+			}
 		}
 		finally {
-			for (Worker worker : running) {
-				worker.kill();
-			}
-			admin.execute("DROP DATABASE IF EXISTS " + schema);
+			running.forEach(Worker::kill);
+			Runtime.getRuntime().removeShutdownHook(reaper);
+			admin.execute(
+					"DROP DATABASE IF EXISTS " + schema + (this.database.equals("postgresql") ? " WITH (FORCE)" : ""));
 		}
 	}
 
@@ -315,7 +329,7 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 	 * Injects faults on the seed's schedule until the deadline, each logged as it ends.
 	 */
 	private record Nemesis(Random random, List<Worker> workers, RedisServer redis, boolean locksInRedis,
-			DataSource campaign, String schema, Path faults) {
+			boolean postgres, DataSource campaign, String schema, Path faults) {
 
 		void injectUntil(long deadline) throws Exception {
 			JdbcTemplate jdbc = new JdbcTemplate(campaign());
@@ -341,7 +355,7 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 					start = System.currentTimeMillis();
 					if (worker.signal("-STOP")) {
 						try {
-							Thread.sleep(LEASE.toMillis() + 100 + random().nextInt(700));
+							Thread.sleep(LEASE.toMillis() + 300 + random().nextInt(900));
 						}
 						finally {
 							worker.signal("-CONT");
@@ -351,7 +365,9 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 				}
 				else if (kind < 7) {
 					if (worker.signal("-9")) {
-						worker.process.waitFor(10, TimeUnit.SECONDS);
+						if (!worker.process.waitFor(10, TimeUnit.SECONDS)) {
+							throw new IllegalStateException("Worker " + worker.name() + " outlived kill -9");
+						}
 						worker.start();
 						log("kill", worker.name(), start);
 					}
@@ -369,11 +385,11 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 		}
 
 		private void killConnections(JdbcTemplate jdbc) {
-			try {
+			if (postgres()) {
 				jdbc.queryForList("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
 						+ "WHERE datname = ? AND pid <> pg_backend_pid()", schema());
 			}
-			catch (RuntimeException notPostgres) {
+			else {
 				for (Long id : jdbc.queryForList(
 						"SELECT id FROM information_schema.PROCESSLIST WHERE db = ? AND id <> CONNECTION_ID()",
 						Long.class, schema())) {

@@ -27,7 +27,7 @@ class FaultCampaignTests {
 	List<DynamicTest> campaignsFindNoAnomaly() {
 		List<FaultCampaign> campaigns = new ArrayList<>();
 		if (LONG) {
-			Duration duration = Duration.ofSeconds(270);
+			Duration duration = Duration.ofSeconds(330);
 			campaigns.add(new FaultCampaign("long-redis-postgresql", "postgresql", "redis", false, 101, 3, duration));
 			campaigns
 				.add(new FaultCampaign("long-database-postgresql", "postgresql", "database", false, 102, 3, duration));

@@ -163,9 +163,11 @@ class FencingAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed().hasBean(FencingAutoConfiguration.REDISSON_CLIENT_BEAN_NAME);
 				FencedLocks locks = context.getBean(FencedLocks.class);
-				HeldLock held = locks.tryAcquire("fencing-test-" + UUID.randomUUID(), Duration.ZERO, null);
+				String lock = "fencing-test-" + UUID.randomUUID();
+				HeldLock held = locks.tryAcquire(lock, Duration.ZERO, null);
 				assertThat(held).isNotNull();
 				assertThat(locks.release(held).join()).isTrue();
+				TestServices.deleteRedisKeys("redisson_lock_token:{" + lock + "}");
 			});
 	}
 

@@ -385,10 +385,12 @@ class FencingRedissonConfigTests {
 
 	private static void assertLocksWork(AssertableApplicationContext context) throws InterruptedException {
 		FencedLocks locks = context.getBean(FencedLocks.class);
-		HeldLock held = locks.tryAcquire("fencing-test-" + UUID.randomUUID(), Duration.ZERO, null);
+		String lock = "fencing-test-" + UUID.randomUUID();
+		HeldLock held = locks.tryAcquire(lock, Duration.ZERO, null);
 		assertThat(held).isNotNull();
 		assertThat(held.token().value()).isPositive();
 		assertThat(locks.release(held).join()).isTrue();
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + lock + "}");
 	}
 
 	/** Redisson's per-topology settings are protected; a subclass may read them. */

@@ -57,6 +57,14 @@ class AsynchronousFencedTaskTests {
 
 	private final String lock = "fencing-test-" + UUID.randomUUID();
 
+	/**
+	 * Redisson's token counters of this test's locks, which Redis would keep for good.
+	 */
+	@AfterEach
+	void removeTokenCounters() {
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
+	}
+
 	private final StockTable stock = new StockTable();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()

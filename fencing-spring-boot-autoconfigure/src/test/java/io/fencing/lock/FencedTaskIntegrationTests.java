@@ -68,6 +68,14 @@ class FencedTaskIntegrationTests {
 
 	private final String lock = "fencing-test-" + UUID.randomUUID();
 
+	/**
+	 * Redisson's token counters of this test's locks, which Redis would keep for good.
+	 */
+	@AfterEach
+	void removeTokenCounters() {
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
+	}
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 				FencingAutoConfiguration.class))

@@ -53,6 +53,14 @@ class FencedTasksTests {
 
 	private final String lock = "fencing-test-" + UUID.randomUUID();
 
+	/**
+	 * Redisson's token counters of this test's locks, which Redis would keep for good.
+	 */
+	@AfterEach
+	void removeTokenCounters() {
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
+	}
+
 	private final StockTable stock = new StockTable();
 
 	private final TestObservationRegistry observations = TestObservationRegistry.create();

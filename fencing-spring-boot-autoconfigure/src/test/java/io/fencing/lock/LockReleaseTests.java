@@ -23,6 +23,7 @@ import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.testsupport.Latches;
 import io.fencing.testsupport.LeaseOverrun;
 import io.fencing.testsupport.RedisServer;
+import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -55,6 +56,14 @@ class LockReleaseTests {
 	private static final int RUNS = 300;
 
 	private final String lock = "fencing-test-" + UUID.randomUUID();
+
+	/**
+	 * Redisson's token counters of this test's locks, which Redis would keep for good.
+	 */
+	@AfterEach
+	void removeTokenCounters() {
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
+	}
 
 	/** Keeps its data through a crash, so that a lock outlives a restart. */
 	private final RedisServer redis = RedisServer.start("--appendonly", "yes", "--appendfsync", "always");

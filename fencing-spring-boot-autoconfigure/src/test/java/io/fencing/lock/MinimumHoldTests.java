@@ -14,6 +14,7 @@ import io.fencing.FencedTask;
 import io.fencing.FencedTasks;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.testsupport.TestServices;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
@@ -40,6 +41,14 @@ import static org.awaitility.Awaitility.await;
 class MinimumHoldTests {
 
 	private final String lock = "hold-" + UUID.randomUUID();
+
+	/**
+	 * Redisson's token counters of this test's locks, which Redis would keep for good.
+	 */
+	@AfterEach
+	void removeTokenCounters() {
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
+	}
 
 	/** Every run of the lock, from either context: its start and its context. */
 	private static final List<Run> RUNS = new CopyOnWriteArrayList<>();

@@ -54,6 +54,9 @@ class FencingEndpointTests {
 
 	private static final String JOB = "endpoint-" + UUID.randomUUID();
 
+	/** The locks of programmatic runs start with it. */
+	private static final String REPORT = "report-" + UUID.randomUUID();
+
 	private static final String PROGRAMMATIC = "reports/daily-" + UUID.randomUUID();
 
 	private static final StockTable STOCK = new StockTable();
@@ -93,6 +96,10 @@ class FencingEndpointTests {
 	@AfterAll
 	static void dropTable() {
 		STOCK.drop(TestServices.h2());
+		// Redisson's token counters of the class's locks, which Redis would keep for
+		// good.
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + JOB + "*");
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + REPORT + "*");
 	}
 
 	@Test
@@ -159,7 +166,7 @@ class FencingEndpointTests {
 	@Test
 	void showsAProgrammaticTaskWithItsPerCallSettingsAndItsLeasesLost() throws Exception {
 		FencedTasks tasks = this.context.getBean(FencedTasks.class);
-		String lockName = "report-" + UUID.randomUUID();
+		String lockName = REPORT + "-" + UUID.randomUUID();
 		assertThat(tasks.task(lockName).observedAs(PROGRAMMATIC).onBusy(OnBusy.SKIP).run((token) -> {
 		})).isTrue();
 		LeaseOverrun.runPastLease(this.context, lockName, Duration.ofMillis(300), PROGRAMMATIC);

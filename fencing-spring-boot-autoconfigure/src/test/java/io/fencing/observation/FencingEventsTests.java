@@ -22,6 +22,7 @@ import io.fencing.testsupport.StockTable;
 import io.fencing.testsupport.TestServices;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -49,6 +50,14 @@ import static org.awaitility.Awaitility.await;
 class FencingEventsTests {
 
 	private final String lock = "fencing-test-" + UUID.randomUUID();
+
+	/**
+	 * Redisson's token counters of this test's locks, which Redis would keep for good.
+	 */
+	@AfterEach
+	void removeTokenCounters() {
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
+	}
 
 	private final DataSource h2 = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
 		.setName("events-" + UUID.randomUUID())

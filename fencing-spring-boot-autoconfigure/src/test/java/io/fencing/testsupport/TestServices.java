@@ -61,23 +61,30 @@ public final class TestServices {
 	private TestServices() {
 	}
 
-	/** A Redis URL such as {@code redis://127.0.0.1:6379}. */
 	/**
 	 * Removes the shared Redis's keys that match {@code pattern}: what a test left there
-	 * for good (Redisson's token counters, say).
+	 * for good (Redisson's token counters, say). One client serves every call of the test
+	 * JVM: a client's shutdown takes seconds.
 	 */
 	public static void deleteRedisKeys(String pattern) {
-		Config config = new Config();
-		config.useSingleServer().setAddress(redisUrl());
-		RedissonClient redisson = Redisson.create(config);
-		try {
-			redisson.getKeys().deleteByPattern(pattern);
-		}
-		finally {
-			redisson.shutdown();
-		}
+		keyRemover().getKeys().deleteByPattern(pattern);
 	}
 
+	private static synchronized RedissonClient keyRemover() {
+		if (keyRemover == null) {
+			Config config = new Config();
+			config.useSingleServer().setAddress(redisUrl());
+			RedissonClient redisson = Redisson.create(config);
+			Runtime.getRuntime()
+				.addShutdownHook(new Thread(() -> redisson.shutdown(0, 2, java.util.concurrent.TimeUnit.SECONDS)));
+			keyRemover = redisson;
+		}
+		return keyRemover;
+	}
+
+	private static RedissonClient keyRemover;
+
+	/** A Redis URL such as {@code redis://127.0.0.1:6379}. */
 	public static String redisUrl() {
 		return (String) started.computeIfAbsent("redis", (key) -> {
 			String fromEnvironment = System.getenv(REDIS_ENV);

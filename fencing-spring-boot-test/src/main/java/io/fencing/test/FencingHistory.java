@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * workers in other processes append their own files and {@link #read} joins them: <pre>
  * grant    worker lock token atMillis
  * body     worker lock token startMillis endMillis
- * write    worker lock token operationId target value startMillis endMillis outcome
+ * write    worker lock token operationId target value startMillis endMillis outcome acceptedToken
  * accepted sequence target token value operationId
  * fault    kind worker startMillis endMillis
  * </pre>
@@ -89,7 +89,8 @@ public record FencingHistory(List<Grant> grants, List<Body> bodies, List<Write> 
 						case "write" -> put(writes,
 								new Write(f[1], f[2], Long.parseLong(f[3]), optional(f[4]), f[5], f[6],
 										Long.parseLong(f[7]), Long.parseLong(f[8]),
-										Outcome.valueOf(f[9].toUpperCase(Locale.ROOT))));
+										Outcome.valueOf(f[9].toUpperCase(Locale.ROOT)),
+										(f.length > 10 && !NONE.equals(f[10])) ? Long.valueOf(f[10]) : null));
 						case "accepted" -> accepted
 							.add(new Accepted(Long.parseLong(f[1]), f[2], Long.parseLong(f[3]), f[4], optional(f[5])));
 						case "fault" ->
@@ -140,14 +141,26 @@ public record FencingHistory(List<Grant> grants, List<Body> bodies, List<Write> 
 
 	}
 
-	/** A write a worker attempted, and what it saw come of it. */
+	/**
+	 * A write a worker attempted, and what it saw come of it.
+	 *
+	 * @param acceptedToken the newer token a refusal named, {@code null} when it named
+	 * none or the write was not refused
+	 */
 	public record Write(String worker, String lock, long token, @Nullable String operationId, String target,
-			String value, long startMillis, long endMillis, Outcome outcome) {
+			String value, long startMillis, long endMillis, Outcome outcome, @Nullable Long acceptedToken) {
+
+		/** A write without a refusal's accepted token. */
+		public Write(String worker, String lock, long token, @Nullable String operationId, String target, String value,
+				long startMillis, long endMillis, Outcome outcome) {
+			this(worker, lock, token, operationId, target, value, startMillis, endMillis, outcome, null);
+		}
 
 		public String line() {
 			return String.join("\t", "write", this.worker, this.lock, Long.toString(this.token),
 					field(this.operationId), this.target, this.value, Long.toString(this.startMillis),
-					Long.toString(this.endMillis), this.outcome.name().toLowerCase(Locale.ROOT));
+					Long.toString(this.endMillis), this.outcome.name().toLowerCase(Locale.ROOT),
+					(this.acceptedToken != null) ? this.acceptedToken.toString() : NONE);
 		}
 
 	}

@@ -80,10 +80,11 @@ public final class HistoryChecker {
 		for (Accepted write : history.accepted()) {
 			logged.merge(WriteKey.of(write), 1, Integer::sum);
 			if (write.operationId() != null) {
-				loggedOperations.add(write.operationId());
+				loggedOperations.add(write.operationId() + "\t" + write.target() + "\t" + write.value());
 			}
 		}
 		Map<WriteKey, Integer> attempted = new HashMap<>();
+		Map<WriteKey, Integer> seenAccepted = new HashMap<>();
 		Set<WriteKey> refused = new HashSet<>();
 		for (Write write : history.writes()) {
 			WriteKey key = WriteKey.of(write);
@@ -95,16 +96,25 @@ public final class HistoryChecker {
 			if (write.outcome() != Outcome.ACCEPTED) {
 				continue;
 			}
-			// A replayed operation is answered as applied, and applied once, by its
-			// first presentation.
-			boolean inLog = (write.operationId() != null) ? loggedOperations.contains(write.operationId())
-					: logged.getOrDefault(key, 0) > 0;
-			if (!inLog) {
+			if (write.operationId() == null) {
+				seenAccepted.merge(key, 1, Integer::sum);
+			}
+			// A replayed operation is answered as applied, and applied once, by a
+			// presentation of the same write with any token.
+			else if (!loggedOperations.contains(write.operationId() + "\t" + write.target() + "\t" + write.value())) {
 				anomalies.add(new HistoryReport.Anomaly(HistoryReport.Kind.ACCEPTED_WRITE_MISSING,
-						write.worker() + " saw its write of " + write.value() + " to " + write.target() + " with token "
-								+ write.token() + " accepted, and the store has no record of it"));
+						write.worker() + " saw operation " + write.operationId() + " (" + write.value() + " to "
+								+ write.target() + ") accepted, and the store has no record of it"));
 			}
 		}
+		seenAccepted.forEach((key, count) -> {
+			if (count > logged.getOrDefault(key, 0)) {
+				anomalies.add(new HistoryReport.Anomaly(HistoryReport.Kind.ACCEPTED_WRITE_MISSING,
+						"workers saw " + count + " write(s) of " + key.value() + " to " + key.target() + " with token "
+								+ key.token() + " accepted, and the store has a record of "
+								+ logged.getOrDefault(key, 0)));
+			}
+		});
 		logged.forEach((key, count) -> {
 			int sent = attempted.getOrDefault(key, 0);
 			if (count > sent && key.operationId() == null) {
@@ -128,8 +138,20 @@ public final class HistoryChecker {
 
 	private static void checkRefusals(FencingHistory history, List<HistoryReport.Anomaly> anomalies) {
 		Map<String, Long> highest = new HashMap<>();
+		Map<String, Set<Long>> acceptedTokens = new HashMap<>();
 		for (Accepted write : history.accepted()) {
 			highest.merge(write.target(), write.token(), Math::max);
+			acceptedTokens.computeIfAbsent(write.target(), (target) -> new HashSet<>()).add(write.token());
+		}
+		for (Write write : history.writes()) {
+			Long named = write.acceptedToken();
+			if (write.outcome() == Outcome.REFUSED && named != null && (named <= write.token()
+					|| !acceptedTokens.getOrDefault(write.target(), Set.of()).contains(named))) {
+				anomalies.add(new HistoryReport.Anomaly(HistoryReport.Kind.UNJUSTIFIED_REFUSAL,
+						write.worker() + "'s write to " + write.target() + " with token " + write.token()
+								+ " was refused for accepted token " + named + ", which "
+								+ ((named <= write.token()) ? "is not newer" : "the store never accepted there")));
+			}
 		}
 		for (Write write : history.writes()) {
 			if (write.outcome() == Outcome.REFUSED

@@ -39,7 +39,7 @@ class HistoryCheckerTests {
 				List.of(new Write("b", "stock", 2, null, "A-1", "9", 1510, 1520, Outcome.ACCEPTED),
 						new Write("b", "stock", 2, "op-1", "A-2", "5", 1530, 1540, Outcome.ACCEPTED),
 						new Write("b", "stock", 2, "op-1", "A-2", "5", 1550, 1560, Outcome.ACCEPTED),
-						new Write("a", "stock", 1, null, "A-1", "8", 2990, 3000, Outcome.REFUSED)),
+						new Write("a", "stock", 1, null, "A-1", "8", 2990, 3000, Outcome.REFUSED, 2L)),
 				List.of(new Accepted(1, "A-1", 2, "9", null), new Accepted(2, "A-2", 2, "5", "op-1")),
 				List.of(new Fault("pause", "a", 100, 2900)));
 	}
@@ -73,6 +73,13 @@ class HistoryCheckerTests {
 	}
 
 	@Test
+	void anOperationSeenAcceptedWithAnotherWriteThanTheLoggedOneIsFound() {
+		FencingHistory other = with(referenceTimeline(), (writes, accepted) -> writes
+			.add(new Write("b", "stock", 2, "op-1", "A-3", "6", 1570, 1580, Outcome.ACCEPTED)));
+		assertThat(HistoryChecker.check(other).anomaliesByKind()).containsEntry(Kind.ACCEPTED_WRITE_MISSING, 1L);
+	}
+
+	@Test
 	void aLoggedWriteThatNoWorkerAttemptedIsFound() {
 		FencingHistory phantom = with(referenceTimeline(),
 				(writes, accepted) -> accepted.add(new Accepted(3, "A-3", 2, "1", null)));
@@ -93,6 +100,14 @@ class HistoryCheckerTests {
 		FencingHistory unjustified = with(referenceTimeline(), (writes, accepted) -> writes
 			.add(new Write("b", "stock", 2, null, "A-9", "1", 1570, 1580, Outcome.REFUSED)));
 		assertThat(HistoryChecker.check(unjustified).anomaliesByKind())
+			.containsExactly(Map.entry(Kind.UNJUSTIFIED_REFUSAL, 1L));
+	}
+
+	@Test
+	void aRefusalNamingATokenItsTargetNeverAcceptedIsFound() {
+		FencingHistory named = with(referenceTimeline(), (writes, accepted) -> writes.set(3,
+				new Write("a", "stock", 1, null, "A-1", "8", 2990, 3000, Outcome.REFUSED, 7L)));
+		assertThat(HistoryChecker.check(named).anomaliesByKind())
 			.containsExactly(Map.entry(Kind.UNJUSTIFIED_REFUSAL, 1L));
 	}
 
