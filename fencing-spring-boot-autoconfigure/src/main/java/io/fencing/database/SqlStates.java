@@ -54,9 +54,8 @@ public final class SqlStates {
 	 */
 	public static boolean isConcurrentCreation(@Nullable Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof SQLException ex
-					&& ("23505".equals(ex.getSQLState()) || "42P07".equals(ex.getSQLState())
-							|| "42710".equals(ex.getSQLState()) || ex.getErrorCode() == 1359)) {
+			if (cause instanceof SQLException ex && ("23505".equals(ex.getSQLState())
+					|| "42P07".equals(ex.getSQLState()) || "42710".equals(ex.getSQLState()))) {
 				return true;
 			}
 		}
