@@ -4,13 +4,16 @@ import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +27,9 @@ import io.fencing.test.HistoryReport;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.TestServices;
 
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
 /**
  * One fault campaign: worker JVMs ({@link CampaignWorker}) on a database of the
@@ -35,9 +40,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * <p>
  * The faults: a worker paused with {@code kill -STOP} inside a fenced body for longer
  * than its lease, then resumed; a worker killed with {@code kill -9} and started again;
- * the campaign's Redis killed and started again empty (with the Redis lock store); every
- * connection of the workers to the database killed. Each process is stopped by its own
- * process id.
+ * the campaign's Redis killed and started again, empty or from an older snapshot (with
+ * the Redis lock store); every connection of the workers to the database killed; the
+ * workers' traffic to the database or Redis stalled for longer than a lease, or cut, by a
+ * {@link StallingProxy} of the campaign's own. Each process is stopped by its own process
+ * id.
  *
  * @param name the campaign's name, for its files
  * @param database {@code postgresql} or {@code mariadb}
@@ -45,12 +52,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * @param naive whether the workers write without the fence
  * @param seed what draws the faults' schedule
  * @param workers how many worker JVMs
- * @param duration how long the workers run
+ * @param locks how many lock names the workers' tasks take (fewer: more overlaps; more:
+ * more writes)
+ * @param duration how long the workers run, once all have started
  */
-record FaultCampaign(String name, String database, String lockStore, boolean naive, long seed, int workers,
+record FaultCampaign(String name, String database, String lockStore, boolean naive, long seed, int workers, int locks,
 		Duration duration) {
-
-	private static final int LOCKS = 3;
 
 	private static final Duration LEASE = Duration.ofMillis(1000);
 
@@ -72,14 +79,25 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 		// A test JVM that is ended leaves no worker paused or running.
 		Thread reaper = new Thread(() -> running.forEach(Worker::kill));
 		Runtime.getRuntime().addShutdownHook(reaper);
+		List<StallingProxy> proxies = new ArrayList<>();
 		try (RedisServer redis = RedisServer.start()) {
 			String url = shared.getJdbcUrl().replaceFirst("/[A-Za-z0-9_]+(\\?|$)", "/" + schema + "$1");
+			URI server = URI.create(url.substring("jdbc:".length()));
+			int port = (server.getPort() != -1) ? server.getPort() : this.database.equals("postgresql") ? 5432 : 3306;
 			try (HikariDataSource campaign = dataSource(url, shared)) {
 				createTables(new JdbcTemplate(campaign));
-				long deadline = System.currentTimeMillis() + this.duration.toMillis();
+				Path deadlineFile = directory.resolve("deadline");
 				for (int i = 1; i <= this.workers; i++) {
+					// Each worker's traffic goes through proxies of its own, so that a
+					// stall holds it back alone; the campaign's own goes direct.
+					StallingProxy databaseProxy = new StallingProxy(server.getHost(), port);
+					StallingProxy redisProxy = new StallingProxy("127.0.0.1", redis.port());
+					proxies.add(databaseProxy);
+					proxies.add(redisProxy);
+					String workersUrl = url.replaceFirst("//[^/]+/", "//127.0.0.1:" + databaseProxy.port() + "/");
 					running.add(new Worker("w" + i, directory,
-							workerArguments("w" + i, directory, url, shared, redis.port(), deadline)));
+							workerArguments("w" + i, directory, workersUrl, shared, redisProxy.port(), deadlineFile),
+							databaseProxy, redisProxy));
 				}
 				for (Worker worker : running) {
 					worker.start();
@@ -87,6 +105,11 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 				for (Worker worker : running) {
 					worker.awaitReady();
 				}
+				// Counted once every worker has started: a slow start takes nothing from
+				// the campaign.
+				long deadline = System.currentTimeMillis() + this.duration.toMillis();
+				Files.writeString(deadlineFile.resolveSibling("deadline.tmp"), Long.toString(deadline));
+				Files.move(deadlineFile.resolveSibling("deadline.tmp"), deadlineFile, StandardCopyOption.ATOMIC_MOVE);
 				Path faults = directory.resolve("faults.history");
 				new Nemesis(new Random(this.seed), running, redis, this.lockStore.equals("redis"),
 						this.database.equals("postgresql"), campaign, schema, faults)
@@ -111,10 +134,20 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 				List<Path> files = new ArrayList<>();
 				running.forEach((worker) -> files.add(worker.history()));
 				files.add(accepted);
+				if (this.lockStore.equals("database")) {
+					Path issued = directory.resolve("issued.history");
+					Files.write(issued, new JdbcTemplate(campaign)
+						.query("SELECT seq, name, token FROM campaign_grants ORDER BY seq", (rs,
+								n) -> new FencingHistory.Issued(rs.getLong(1), rs.getString(2), rs.getLong(3)).line()));
+					files.add(issued);
+				}
 				if (Files.exists(faults)) {
 					files.add(faults);
 				}
 				FencingHistory history = FencingHistory.read(files);
+				if (!this.naive) {
+					assertEveryKindOfWriteAccepted(history);
+				}
 				HistoryReport report = HistoryChecker.check(history);
 				HistoryReport.writePicture(history, this + ": " + report.summary(), directory.resolve("history.svg"));
 				return report;
@@ -122,6 +155,9 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 			finally {
 				// Before their Redis goes.
 				running.forEach(Worker::kill);
+				for (StallingProxy proxy : proxies) {
+					proxy.close();
+				}
 			}
 		}
 		finally {
@@ -136,6 +172,20 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 	public String toString() {
 		return this.name + " (" + this.database + ", lock-store " + this.lockStore + (this.naive ? ", naive" : "")
 				+ ", seed " + this.seed + ")";
+	}
+
+	/** A kind of write whose every attempt failed would be no part of the campaign. */
+	private void assertEveryKindOfWriteAccepted(FencingHistory history) {
+		for (CampaignWorker.Kind kind : CampaignWorker.Kind.values()) {
+			long accepted = history.writes()
+				.stream()
+				.filter((write) -> write.outcome() == FencingHistory.Outcome.ACCEPTED
+						&& write.value().matches(".*-" + kind.letter + "[0-9]+"))
+				.count();
+			if (accepted == 0) {
+				throw new AssertionError(this + ": no write of kind " + kind + " was accepted (see the workers' logs)");
+			}
+		}
 	}
 
 	private void createTables(JdbcTemplate campaign) {
@@ -159,13 +209,42 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 					+ " FOR EACH ROW INSERT INTO campaign_audit (id, token, val, op) "
 					+ "VALUES (NEW.id, NEW.last_token, NEW.val, NEW.op)");
 		}
-		for (int row = 0; row < LOCKS * CampaignWorker.ROWS_PER_LOCK; row++) {
+		if (this.lockStore.equals("database")) {
+			logGrants(campaign);
+		}
+		for (int row = 0; row < this.locks * CampaignWorker.ROWS_PER_LOCK; row++) {
 			campaign.update("INSERT INTO " + TABLE + " (id, val) VALUES (?, 'initial')", row);
 		}
 	}
 
+	/**
+	 * The lock side's own log of the tokens it issues: the starter's schema, created
+	 * before the workers start, with a trigger on its lock table that logs every token a
+	 * grant sets, in the grant's statement.
+	 */
+	private void logGrants(JdbcTemplate campaign) {
+		new ResourceDatabasePopulator(new ClassPathResource("io/fencing/jdbc/schema-" + this.database + ".sql"))
+			.execute(Objects.requireNonNull(campaign.getDataSource()));
+		if (this.database.equals("postgresql")) {
+			campaign.execute(
+					"CREATE TABLE campaign_grants (seq BIGSERIAL PRIMARY KEY, name VARCHAR(1000), " + "token BIGINT)");
+			campaign.execute("CREATE FUNCTION campaign_grant() RETURNS trigger AS $$ BEGIN "
+					+ "INSERT INTO campaign_grants (name, token) VALUES (NEW.name, NEW.token); "
+					+ "RETURN NULL; END $$ LANGUAGE plpgsql");
+			campaign.execute("CREATE TRIGGER campaign_grant AFTER UPDATE ON fencing_lock FOR EACH ROW "
+					+ "WHEN (NEW.token IS DISTINCT FROM OLD.token) EXECUTE FUNCTION campaign_grant()");
+		}
+		else {
+			campaign.execute("CREATE TABLE campaign_grants (seq BIGINT AUTO_INCREMENT PRIMARY KEY, "
+					+ "name VARCHAR(1000), token BIGINT) ENGINE=InnoDB");
+			campaign.execute("CREATE TRIGGER campaign_grant AFTER UPDATE ON fencing_lock FOR EACH ROW "
+					+ "INSERT INTO campaign_grants (name, token) SELECT NEW.name, NEW.token FROM DUAL "
+					+ "WHERE NOT (NEW.token <=> OLD.token)");
+		}
+	}
+
 	private List<String> workerArguments(String worker, Path directory, String url, HikariDataSource shared,
-			int redisPort, long deadline) {
+			int redisPort, Path deadline) {
 		List<String> arguments = new ArrayList<>(List.of("--spring.main.web-application-type=none",
 				"--spring.main.banner-mode=off", "--logging.level.root=WARN", "--spring.datasource.url=" + url,
 				"--spring.datasource.username=" + nonNull(shared.getUsername()),
@@ -174,12 +253,18 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 				"--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + redisPort,
 				"--spring.data.redis.timeout=1s", "--fencing.lock-store=" + this.lockStore,
 				"--fencing.jdbc.initialize-schema=always", "--campaign.worker=" + worker, "--campaign.table=" + TABLE,
-				"--campaign.lock-prefix=campaign-lock-", "--campaign.locks=" + LOCKS,
-				"--campaign.lease-ms=" + LEASE.toMillis(), "--campaign.deadline=" + deadline,
+				"--campaign.lock-prefix=campaign-lock-", "--campaign.locks=" + this.locks,
+				"--campaign.lease-ms=" + LEASE.toMillis(), "--campaign.deadline=" + deadline.toAbsolutePath(),
 				"--campaign.seed=" + this.seed, "--campaign.naive=" + this.naive,
 				"--campaign.history=" + directory.resolve(worker + ".history").toAbsolutePath()));
 		if (!this.naive) {
 			arguments.add("--fencing.jdbc.fenced-tables=" + TABLE);
+		}
+		else {
+			// The fenced entity would fence the table.
+			arguments.add("--spring.autoconfigure.exclude="
+					+ "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration,"
+					+ "org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration");
 		}
 		return arguments;
 	}
@@ -227,12 +312,19 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 
 		private final List<String> arguments;
 
+		private final StallingProxy databaseProxy;
+
+		private final StallingProxy redisProxy;
+
 		private Process process;
 
-		Worker(String name, Path directory, List<String> arguments) {
+		Worker(String name, Path directory, List<String> arguments, StallingProxy databaseProxy,
+				StallingProxy redisProxy) {
 			this.name = name;
 			this.directory = directory;
 			this.arguments = arguments;
+			this.databaseProxy = databaseProxy;
+			this.redisProxy = redisProxy;
 		}
 
 		String name() {
@@ -334,11 +426,10 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 		void injectUntil(long deadline) throws Exception {
 			JdbcTemplate jdbc = new JdbcTemplate(campaign());
 			while (System.currentTimeMillis() < deadline - 3000) {
-				Thread.sleep(200 + random().nextInt(500));
-				int kind = random().nextInt(10);
+				Thread.sleep(50 + random().nextInt(250));
+				int kind = random().nextInt(12);
 				// A worker whose start failed (its connection killed meanwhile) is
-				// started
-				// again, as a process supervisor does.
+				// started again, as a process supervisor does.
 				for (Worker each : workers()) {
 					if (!each.isAlive()) {
 						each.start();
@@ -348,14 +439,11 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 				long start = System.currentTimeMillis();
 				if (kind < 5) {
 					// Inside a body, past its lease: what fencing exists for.
-					long until = System.currentTimeMillis() + 2000;
-					while (!worker.inBody() && System.currentTimeMillis() < until) {
-						Thread.sleep(5);
-					}
+					awaitBody(worker);
 					start = System.currentTimeMillis();
 					if (worker.signal("-STOP")) {
 						try {
-							Thread.sleep(LEASE.toMillis() + 300 + random().nextInt(900));
+							Thread.sleep(longerThanALease());
 						}
 						finally {
 							worker.signal("-CONT");
@@ -373,14 +461,58 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 					}
 				}
 				else if (kind < 8 && locksInRedis()) {
-					redis().stop();
-					redis().startAgain();
-					log("redis-restart", null, start);
+					if (random().nextBoolean()) {
+						// A restore, or a failover to a replica that missed the last
+						// writes: the locks of a moment ago, within their lease, are
+						// back.
+						Path snapshot = redis().snapshot();
+						Thread.sleep(100 + random().nextInt(600));
+						redis().restartFrom(snapshot);
+						log("redis-restored", null, start);
+					}
+					else {
+						redis().stop();
+						redis().startAgain();
+						log("redis-restart", null, start);
+					}
 				}
-				else {
+				else if (kind < 9) {
 					killConnections(jdbc);
 					log("connections-killed", null, start);
 				}
+				else if (kind < 11) {
+					// One worker's traffic, from inside a body, longer than a lease: what
+					// it sent arrives after another owner's.
+					awaitBody(worker);
+					start = System.currentTimeMillis();
+					if (kind == 10 && locksInRedis()) {
+						worker.redisProxy.stall(Duration.ofMillis(longerThanALease()));
+						log("redis-stalled", worker.name(), start);
+					}
+					else {
+						worker.databaseProxy.stall(Duration.ofMillis(longerThanALease()));
+						log("database-stalled", worker.name(), start);
+					}
+				}
+				else if (locksInRedis() && random().nextBoolean()) {
+					worker.redisProxy.cut();
+					log("redis-cut", worker.name(), start);
+				}
+				else {
+					worker.databaseProxy.cut();
+					log("database-cut", worker.name(), start);
+				}
+			}
+		}
+
+		private long longerThanALease() {
+			return LEASE.toMillis() + 200 + random().nextInt(700);
+		}
+
+		private static void awaitBody(Worker worker) throws IOException, InterruptedException {
+			long until = System.currentTimeMillis() + 2000;
+			while (!worker.inBody() && System.currentTimeMillis() < until) {
+				Thread.sleep(5);
 			}
 		}
 

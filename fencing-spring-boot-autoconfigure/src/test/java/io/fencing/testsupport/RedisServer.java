@@ -145,8 +145,17 @@ public final class RedisServer implements AutoCloseable {
 		}
 	}
 
-	/** Starts the stopped server again on the same port, empty. */
+	/**
+	 * Starts the stopped server again on the same port, empty, even after a
+	 * {@link #snapshot()}.
+	 */
 	public void startAgain() {
+		try {
+			Files.deleteIfExists(this.directory.resolve("dump.rdb"));
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not remove the last snapshot", ex);
+		}
 		startProcess();
 	}
 

@@ -18,9 +18,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What happened in a run of fenced work under faults, as the workers and the stores saw
- * it: the tokens the lock side granted, the fenced bodies that ran, every write a worker
- * attempted with its outcome, the writes each store accepted in its commit order, and the
- * faults injected. {@link HistoryChecker} reads it.
+ * it: the tokens the workers were granted, the fenced bodies that ran, every write a
+ * worker attempted with its outcome, the writes each store accepted in its commit order,
+ * the faults injected and, where the lock side keeps one, its own log of the tokens it
+ * issued. {@link HistoryChecker} reads it.
  * <p>
  * Each record is one line of tab-separated fields, starting with its kind, so that
  * workers in other processes append their own files and {@link #read} joins them: <pre>
@@ -29,6 +30,7 @@ import org.jspecify.annotations.Nullable;
  * write    worker lock token operationId target value startMillis endMillis outcome acceptedToken
  * accepted sequence target token value operationId
  * fault    kind worker startMillis endMillis
+ * issued   sequence lock token
  * </pre>
  * <p>
  * An absent operation id or worker is {@code -}; an outcome is {@code accepted},
@@ -37,14 +39,16 @@ import org.jspecify.annotations.Nullable;
  * answered: a write recorded again (the same worker, token, target, value and start)
  * replaces its earlier record.
  *
- * @param grants the tokens the lock side granted
+ * @param grants the tokens the lock side granted, as the workers recorded them
  * @param bodies the fenced bodies that ran, each with the token it ran with
  * @param writes the writes the workers attempted
  * @param accepted the writes the stores accepted, each store's in its commit order
  * @param faults the faults injected
+ * @param issued the tokens the lock side issued, in its own order, as it logged them;
+ * empty when it keeps no log
  */
 public record FencingHistory(List<Grant> grants, List<Body> bodies, List<Write> writes, List<Accepted> accepted,
-		List<Fault> faults) {
+		List<Fault> faults, List<Issued> issued) {
 
 	private static final String NONE = "-";
 
@@ -54,6 +58,13 @@ public record FencingHistory(List<Grant> grants, List<Body> bodies, List<Write> 
 		writes = List.copyOf(writes);
 		accepted = List.copyOf(accepted);
 		faults = List.copyOf(faults);
+		issued = List.copyOf(issued);
+	}
+
+	/** A history without a log of the lock side's own. */
+	public FencingHistory(List<Grant> grants, List<Body> bodies, List<Write> writes, List<Accepted> accepted,
+			List<Fault> faults) {
+		this(grants, bodies, writes, accepted, faults, List.of());
 	}
 
 	/**
@@ -67,6 +78,7 @@ public record FencingHistory(List<Grant> grants, List<Body> bodies, List<Write> 
 		Map<List<Object>, Write> writes = new LinkedHashMap<>();
 		List<Accepted> accepted = new ArrayList<>();
 		List<Fault> faults = new ArrayList<>();
+		List<Issued> issued = new ArrayList<>();
 		for (Path file : files) {
 			List<String> lines;
 			try {
@@ -95,6 +107,7 @@ public record FencingHistory(List<Grant> grants, List<Body> bodies, List<Write> 
 							.add(new Accepted(Long.parseLong(f[1]), f[2], Long.parseLong(f[3]), f[4], optional(f[5])));
 						case "fault" ->
 							faults.add(new Fault(f[1], optional(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4])));
+						case "issued" -> issued.add(new Issued(Long.parseLong(f[1]), f[2], Long.parseLong(f[3])));
 						default -> throw new IllegalArgumentException("unknown kind '" + f[0] + "'");
 					}
 				}
@@ -104,7 +117,7 @@ public record FencingHistory(List<Grant> grants, List<Body> bodies, List<Write> 
 				}
 			}
 		}
-		return new FencingHistory(grants, bodies, new ArrayList<>(writes.values()), accepted, faults);
+		return new FencingHistory(grants, bodies, new ArrayList<>(writes.values()), accepted, faults, issued);
 	}
 
 	private static void put(Map<List<Object>, Write> writes, Write write) {
@@ -120,7 +133,7 @@ public record FencingHistory(List<Grant> grants, List<Body> bodies, List<Write> 
 		return Objects.requireNonNullElse(value, NONE);
 	}
 
-	/** A token the lock side granted to a worker. */
+	/** A token the lock side granted to a worker, as the worker recorded it. */
 	public record Grant(String worker, String lock, long token, long atMillis) {
 
 		/** This record as a line of a history file. */
@@ -189,6 +202,20 @@ public record FencingHistory(List<Grant> grants, List<Body> bodies, List<Write> 
 		public String line() {
 			return String.join("\t", "accepted", Long.toString(this.sequence), this.target, Long.toString(this.token),
 					this.value, field(this.operationId));
+		}
+
+	}
+
+	/**
+	 * A token the lock side issued, logged by it in the same atomic step (a trigger on a
+	 * database's lock table, say), whether or not its worker heard of it.
+	 *
+	 * @param sequence its place in the lock side's order of grants
+	 */
+	public record Issued(long sequence, String lock, long token) {
+
+		public String line() {
+			return String.join("\t", "issued", Long.toString(this.sequence), this.lock, Long.toString(this.token));
 		}
 
 	}

@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 import io.fencing.test.FencingHistory.Accepted;
 import io.fencing.test.FencingHistory.Body;
 import io.fencing.test.FencingHistory.Grant;
+import io.fencing.test.FencingHistory.Issued;
 import io.fencing.test.FencingHistory.Outcome;
 import io.fencing.test.FencingHistory.Write;
 import org.jspecify.annotations.Nullable;
@@ -28,7 +29,9 @@ import org.jspecify.annotations.Nullable;
  * <li>every refusal names a token below one its target accepted;</li>
  * <li>no operation id is applied twice;</li>
  * <li>no two grants of one lock share a token, and no fenced body ran, nor any write was
- * sent, with a token its lock did not grant.</li>
+ * sent, with a token its lock did not grant;</li>
+ * <li>where the lock side logs the tokens it issues: each lock's tokens rise in its
+ * order, and every token a worker was granted is in that log for its lock.</li>
  * </ul>
  * Two owners running at the same moment (a paused owner that wakes after its lease) are
  * expected, since the fence makes them harmless: they are counted as overlaps, not
@@ -47,6 +50,7 @@ public final class HistoryChecker {
 		checkRefusals(history, anomalies);
 		checkOperationsAppliedOnce(history, anomalies);
 		checkGrants(history, anomalies);
+		checkIssued(history, anomalies);
 		Map<Outcome, Long> outcomes = history.writes()
 			.stream()
 			.collect(Collectors.groupingBy(Write::outcome, TreeMap::new, Collectors.counting()));
@@ -199,6 +203,30 @@ public final class HistoryChecker {
 				anomalies.add(new HistoryReport.Anomaly(HistoryReport.Kind.UNGRANTED_TOKEN,
 						write.worker() + " wrote " + write.target() + " with token " + write.token() + " of lock "
 								+ write.lock() + ", which that lock never granted"));
+			}
+		}
+	}
+
+	private static void checkIssued(FencingHistory history, List<HistoryReport.Anomaly> anomalies) {
+		if (history.issued().isEmpty()) {
+			return;
+		}
+		Map<String, Issued> last = new HashMap<>();
+		Set<String> issued = new HashSet<>();
+		history.issued().stream().sorted(Comparator.comparingLong(Issued::sequence)).forEach((grant) -> {
+			Issued before = last.put(grant.lock(), grant);
+			if (before != null && grant.token() <= before.token()) {
+				anomalies.add(new HistoryReport.Anomaly(HistoryReport.Kind.ISSUED_TOKEN_WENT_DOWN,
+						"lock " + grant.lock() + " was issued token " + grant.token() + " (grant " + grant.sequence()
+								+ ") after token " + before.token() + " (grant " + before.sequence() + ")"));
+			}
+			issued.add(grant.lock() + "\t" + grant.token());
+		});
+		for (Grant grant : history.grants()) {
+			if (!issued.contains(grant.lock() + "\t" + grant.token())) {
+				anomalies.add(new HistoryReport.Anomaly(HistoryReport.Kind.GRANT_NOT_ISSUED,
+						grant.worker() + " was granted token " + grant.token() + " of lock " + grant.lock()
+								+ ", which the lock side's log does not hold"));
 			}
 		}
 	}

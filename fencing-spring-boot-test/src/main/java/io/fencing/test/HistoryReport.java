@@ -226,7 +226,19 @@ public record HistoryReport(long attempted, long accepted, long refused, long un
 		TOKEN_GRANTED_TWICE,
 
 		/** A body ran, or a write was sent, with a token its lock did not grant. */
-		UNGRANTED_TOKEN
+		UNGRANTED_TOKEN,
+
+		/**
+		 * A worker was granted a token that the lock side's own log does not hold for
+		 * that lock.
+		 */
+		GRANT_NOT_ISSUED,
+
+		/**
+		 * The lock side issued a lock a token no higher than one it had issued that lock
+		 * before.
+		 */
+		ISSUED_TOKEN_WENT_DOWN
 
 	}
 

@@ -11,6 +11,7 @@ import io.fencing.test.FencingHistory.Accepted;
 import io.fencing.test.FencingHistory.Body;
 import io.fencing.test.FencingHistory.Fault;
 import io.fencing.test.FencingHistory.Grant;
+import io.fencing.test.FencingHistory.Issued;
 import io.fencing.test.FencingHistory.Outcome;
 import io.fencing.test.FencingHistory.Write;
 import io.fencing.test.HistoryReport.Kind;
@@ -41,7 +42,8 @@ class HistoryCheckerTests {
 						new Write("b", "stock", 2, "op-1", "A-2", "5", 1550, 1560, Outcome.ACCEPTED),
 						new Write("a", "stock", 1, null, "A-1", "8", 2990, 3000, Outcome.REFUSED, 2L)),
 				List.of(new Accepted(1, "A-1", 2, "9", null), new Accepted(2, "A-2", 2, "5", "op-1")),
-				List.of(new Fault("pause", "a", 100, 2900)));
+				List.of(new Fault("pause", "a", 100, 2900)),
+				List.of(new Issued(1, "stock", 1), new Issued(2, "stock", 2)));
 	}
 
 	@Test
@@ -124,11 +126,41 @@ class HistoryCheckerTests {
 		FencingHistory history = referenceTimeline();
 		List<Grant> grants = new ArrayList<>(history.grants());
 		grants.set(1, new Grant("b", "stock", 1, 1500));
-		HistoryReport report = HistoryChecker.check(
-				new FencingHistory(grants, history.bodies(), history.writes(), history.accepted(), history.faults()));
+		HistoryReport report = HistoryChecker.check(new FencingHistory(grants, history.bodies(), history.writes(),
+				history.accepted(), history.faults(), history.issued()));
 		// Token 2 was never granted: B's body and its three writes ran with it.
 		assertThat(report.anomaliesByKind()).containsEntry(Kind.TOKEN_GRANTED_TWICE, 1L)
 			.containsEntry(Kind.UNGRANTED_TOKEN, 4L);
+	}
+
+	@Test
+	void aGrantTheLockSideNeverIssuedIsFound() {
+		FencingHistory history = referenceTimeline();
+		HistoryReport report = HistoryChecker.check(new FencingHistory(history.grants(), history.bodies(),
+				history.writes(), history.accepted(), history.faults(), List.of(new Issued(1, "stock", 1))));
+		assertThat(report.anomaliesByKind()).containsExactly(Map.entry(Kind.GRANT_NOT_ISSUED, 1L));
+		assertThat(report.anomalies()).singleElement()
+			.extracting(HistoryReport.Anomaly::description)
+			.isEqualTo("b was granted token 2 of lock stock, which the lock side's log does not hold");
+	}
+
+	@Test
+	void aLockSideThatIssuedALockATokenBelowAnEarlierOneIsFound() {
+		FencingHistory history = referenceTimeline();
+		// Token 1 after token 2: what a lock side whose counter went back issues.
+		HistoryReport report = HistoryChecker.check(new FencingHistory(history.grants(), history.bodies(),
+				history.writes(), history.accepted(), history.faults(),
+				List.of(new Issued(1, "stock", 2), new Issued(2, "stock", 1), new Issued(3, "other", 1))));
+		assertThat(report.anomaliesByKind()).containsExactly(Map.entry(Kind.ISSUED_TOKEN_WENT_DOWN, 1L));
+	}
+
+	@Test
+	void withoutALogOfTheLockSideGrantsAreNotCheckedAgainstIt() {
+		FencingHistory history = referenceTimeline();
+		HistoryChecker
+			.check(new FencingHistory(history.grants(), history.bodies(), history.writes(), history.accepted(),
+					history.faults()))
+			.assertNoAnomalies();
 	}
 
 	@Test
@@ -139,6 +171,7 @@ class HistoryCheckerTests {
 		history.bodies().forEach((record) -> lines.add(record.line()));
 		history.writes().forEach((record) -> lines.add(record.line()));
 		history.faults().forEach((record) -> lines.add(record.line()));
+		history.issued().forEach((record) -> lines.add(record.line()));
 		Path worker = Files.write(directory.resolve("worker.history"), lines);
 		Path store = Files.write(directory.resolve("store.history"),
 				history.accepted().stream().map(Accepted::line).toList());
@@ -166,7 +199,8 @@ class HistoryCheckerTests {
 		List<Write> writes = new ArrayList<>(history.writes());
 		List<Accepted> accepted = new ArrayList<>(history.accepted());
 		change.apply(writes, accepted);
-		return new FencingHistory(history.grants(), history.bodies(), writes, accepted, history.faults());
+		return new FencingHistory(history.grants(), history.bodies(), writes, accepted, history.faults(),
+				history.issued());
 	}
 
 	private interface Change {
