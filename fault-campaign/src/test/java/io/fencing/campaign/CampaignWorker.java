@@ -321,6 +321,13 @@ public class CampaignWorker {
 					// Connection exceptions; PostgreSQL's administrator shutdown.
 					return true;
 				}
+				if (cause instanceof SQLException sql && "Connection is closed".equals(sql.getMessage())) {
+					// Hikari's, for a connection it closed once a failure broke it: a
+					// rollback after a lost connection, which Spring's
+					// TransactionTemplate
+					// throws instead of the failure (and logs that).
+					return true;
+				}
 			}
 			return false;
 		}

@@ -76,11 +76,17 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 		JdbcTemplate admin = new JdbcTemplate(shared);
 		admin.execute("CREATE DATABASE " + schema);
 		List<Worker> running = new ArrayList<>();
-		// A test JVM that is ended leaves no worker paused or running.
-		Thread reaper = new Thread(() -> running.forEach(Worker::kill));
+		List<RedisServer> redisServers = new ArrayList<>();
+		// A test JVM that is ended leaves no worker, Redis or database of the campaign's.
+		Thread reaper = new Thread(() -> {
+			running.forEach(Worker::kill);
+			redisServers.forEach(RedisServer::close);
+			admin.execute(dropDatabase(schema));
+		});
 		Runtime.getRuntime().addShutdownHook(reaper);
 		List<StallingProxy> proxies = new ArrayList<>();
 		try (RedisServer redis = RedisServer.start()) {
+			redisServers.add(redis);
 			String url = shared.getJdbcUrl().replaceFirst("/[A-Za-z0-9_]+(\\?|$)", "/" + schema + "$1");
 			URI server = URI.create(url.substring("jdbc:".length()));
 			int port = (server.getPort() != -1) ? server.getPort() : this.database.equals("postgresql") ? 5432 : 3306;
@@ -163,9 +169,12 @@ record FaultCampaign(String name, String database, String lockStore, boolean nai
 		finally {
 			running.forEach(Worker::kill);
 			Runtime.getRuntime().removeShutdownHook(reaper);
-			admin.execute(
-					"DROP DATABASE IF EXISTS " + schema + (this.database.equals("postgresql") ? " WITH (FORCE)" : ""));
+			admin.execute(dropDatabase(schema));
 		}
+	}
+
+	private String dropDatabase(String schema) {
+		return "DROP DATABASE IF EXISTS " + schema + (this.database.equals("postgresql") ? " WITH (FORCE)" : "");
 	}
 
 	@Override

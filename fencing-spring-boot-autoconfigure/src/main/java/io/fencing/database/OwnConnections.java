@@ -82,6 +82,41 @@ public final class OwnConnections {
 		}
 	}
 
+	/**
+	 * Runs {@code work} on {@code connection} in a transaction of its own: commits it, or
+	 * rolls it back on any failure, and gives the connection back in the auto-commit mode
+	 * it had. The work's failure is what the caller sees: a rollback or a return to
+	 * auto-commit that fails after it (the connection lost) is added to it as suppressed,
+	 * instead of replacing it.
+	 */
+	public static <T> T inLocalTransaction(Connection connection, Work<T> work) throws SQLException {
+		boolean autoCommit = connection.getAutoCommit();
+		connection.setAutoCommit(false);
+		T result;
+		try {
+			result = work.on(connection);
+			connection.commit();
+		}
+		catch (Throwable ex) {
+			// Any failure, an Error too: a return to auto-commit would commit the work.
+			try {
+				connection.rollback();
+			}
+			catch (SQLException | RuntimeException rollback) {
+				ex.addSuppressed(rollback);
+			}
+			try {
+				connection.setAutoCommit(autoCommit);
+			}
+			catch (SQLException | RuntimeException restoring) {
+				ex.addSuppressed(restoring);
+			}
+			throw ex;
+		}
+		connection.setAutoCommit(autoCommit);
+		return result;
+	}
+
 	/** Work on a connection. */
 	@FunctionalInterface
 	public interface Work<T> {

@@ -27,6 +27,8 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import io.fencing.database.IdentifierCase;
+import io.fencing.database.MissingSchemaException;
+import io.fencing.database.OwnConnections;
 import io.fencing.database.SqlStates;
 import io.fencing.fence.FencedTableSource.Declared;
 
@@ -196,14 +198,15 @@ public final class FencedTables implements SmartInitializingSingleton {
 		String schema = schemaOf(connection, dialect, table);
 		Boolean hasColumn = hasTokenColumn(connection, dialect, table, schema);
 		if (hasColumn == null) {
-			throw new IllegalStateException(by + " names table " + table + ", which the database does not have (in "
-					+ where(connection, dialect, table) + "); create it first"
-					+ (by.equals(PROPERTY) ? ", or remove it from the setting" : ""));
+			throw new MissingSchemaException(
+					by + " names table " + table + ", which the database does not have (in "
+							+ where(connection, dialect, table) + ").",
+					"Create it first" + (by.equals(PROPERTY) ? ", or remove it from " + PROPERTY : "") + ".", null);
 		}
 		if (!hasColumn) {
-			throw new IllegalStateException(
-					"Fenced table " + table + " (" + by + ") has no token column " + table.tokenColumn()
-							+ "; add it: ALTER TABLE " + table + " ADD COLUMN " + table.tokenColumn() + " BIGINT");
+			throw new MissingSchemaException(
+					"Fenced table " + table + " (" + by + ") has no token column " + table.tokenColumn() + ".",
+					"Add it: ALTER TABLE " + table + " ADD COLUMN " + table.tokenColumn() + " BIGINT", null);
 		}
 		String unchecked = dialect.uncheckedWrites(connection, table);
 		if (unchecked != null) {
@@ -238,11 +241,12 @@ public final class FencedTables implements SmartInitializingSingleton {
 				throw failure;
 			}
 		}
-		throw new IllegalStateException("Fenced table " + table + " (" + by
-				+ ") does not carry the database fence on its token column " + table.tokenColumn()
-				+ ", so writes to it are not checked. "
-				+ "Create it with fencing.jdbc.initialize-schema=always, or run this DDL (in a migration of yours; "
-				+ "each statement on its own):\n" + ddl(dialect, table, key, schema));
+		throw new MissingSchemaException(
+				"Fenced table " + table + " (" + by + ") does not carry the database fence on its token column "
+						+ table.tokenColumn() + ", so writes to it are not checked.",
+				"Create it with fencing.jdbc.initialize-schema=always, or run this DDL (in a migration of yours; "
+						+ "each statement on its own):\n" + ddl(dialect, table, key, schema),
+				null);
 	}
 
 	/**
@@ -340,22 +344,15 @@ public final class FencedTables implements SmartInitializingSingleton {
 
 	private static void create(Connection connection, FenceDialect dialect, FencedTable table, List<String> key,
 			@Nullable String schema) throws SQLException {
-		boolean autoCommit = connection.getAutoCommit();
 		// On PostgreSQL the fence appears whole or not at all.
-		connection.setAutoCommit(false);
-		try (Statement statement = connection.createStatement()) {
-			for (String ddl : dialect.ddl(table, key, schema)) {
-				statement.execute(ddl);
+		OwnConnections.inLocalTransaction(connection, (own) -> {
+			try (Statement statement = own.createStatement()) {
+				for (String ddl : dialect.ddl(table, key, schema)) {
+					statement.execute(ddl);
+				}
 			}
-			connection.commit();
-		}
-		catch (SQLException ex) {
-			connection.rollback();
-			throw ex;
-		}
-		finally {
-			connection.setAutoCommit(autoCommit);
-		}
+			return Boolean.TRUE;
+		});
 	}
 
 	/**

@@ -19,6 +19,7 @@ import io.fencing.OperationReplayedEvent;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.database.Database;
+import io.fencing.database.OwnConnections;
 import io.fencing.fence.FenceRefusals;
 import io.fencing.fence.WriterTokens;
 import io.fencing.jdbc.GuardedUpdate.Quirk;
@@ -197,41 +198,23 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 	 */
 	private int once(Connection connection, String operationId, @Nullable FencingToken token, String digest,
 			SqlWork<Integer> write) throws SQLException {
-		boolean ownTransaction = connection.getAutoCommit();
-		if (ownTransaction) {
-			connection.setAutoCommit(false);
-		}
-		try {
-			int rows = this.operations.once(connection, operationId, token, digest, ROWS_OF_MOST_WRITES, () -> {
-				int changed = write.run();
-				if (changed != ROWS_OF_MOST_WRITES) {
-					this.operations.record(connection, operationId, changed, null);
-				}
-				return changed;
-			}, (applied) -> {
-				this.events.publish(new OperationReplayedEvent(this, operationId, applied.lockName(), applied.token(),
-						(token != null) ? token.value() : 0, applied.rowCount(),
-						(token != null) ? TokenBindings.taskNameOf(token) : null));
-				return applied.rowCount();
-			});
-			if (ownTransaction) {
-				connection.commit();
-			}
-			return rows;
-		}
-		catch (Throwable ex) {
-			// Any failure, an Error too: the finally block's return to auto-commit would
-			// commit the claim without its write.
-			if (ownTransaction) {
-				connection.rollback();
-			}
-			throw ex;
-		}
-		finally {
-			if (ownTransaction) {
-				connection.setAutoCommit(true);
-			}
-		}
+		OwnConnections.Work<Integer> claimAndWrite = (claimed) -> this.operations.once(claimed, operationId, token,
+				digest, ROWS_OF_MOST_WRITES, () -> {
+					int changed = write.run();
+					if (changed != ROWS_OF_MOST_WRITES) {
+						this.operations.record(claimed, operationId, changed, null);
+					}
+					return changed;
+				}, (applied) -> {
+					this.events.publish(new OperationReplayedEvent(this, operationId, applied.lockName(),
+							applied.token(), (token != null) ? token.value() : 0, applied.rowCount(),
+							(token != null) ? TokenBindings.taskNameOf(token) : null));
+					return applied.rowCount();
+				});
+		// The claim and its write commit together, in the caller's transaction or one of
+		// their own.
+		return connection.getAutoCommit() ? OwnConnections.inLocalTransaction(connection, claimAndWrite)
+				: claimAndWrite.on(connection);
 	}
 
 	private int executeUpdate(Connection connection, String sql, Object[] arguments) throws SQLException {
@@ -525,23 +508,17 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 				return result;
 			}
 			catch (Throwable ex) {
-				connection.rollback(savepoint);
+				try {
+					connection.rollback(savepoint);
+				}
+				catch (SQLException | RuntimeException rollback) {
+					// The connection lost: the work's failure is what the caller needs.
+					ex.addSuppressed(rollback);
+				}
 				throw ex;
 			}
 		}
-		connection.setAutoCommit(false);
-		try {
-			T result = work.run();
-			connection.commit();
-			return result;
-		}
-		catch (Throwable ex) {
-			connection.rollback();
-			throw ex;
-		}
-		finally {
-			connection.setAutoCommit(true);
-		}
+		return OwnConnections.inLocalTransaction(connection, (own) -> work.run());
 	}
 
 	/** A parsed statement, or why it was refused. */

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -105,6 +106,33 @@ class FencingFencedTablesAutoConfigurationTests {
 				.hasStackTraceContaining(
 						"CREATE TRIGGER fencing_fence_stock__by__last_token BEFORE INSERT, UPDATE, DELETE ON stock "
 								+ "FOR EACH ROW CALL 'io.fencing.fence.H2FenceTrigger'"));
+	}
+
+	@Test
+	void aMissingFenceIsReportedOnceByTheFailureAnalysisWithItsDdlAsTheAction() {
+		this.contextRunner
+			.withPropertyValues("fencing.jdbc.fenced-tables=stock", "fencing.jdbc.initialize-schema=never")
+			.run((context) -> {
+				FailureAnalysis analysis = new SchemaFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription()).isEqualTo("Fenced table stock (fencing.jdbc.fenced-tables) "
+						+ "does not carry the database fence on its token column last_token, so writes to it are "
+						+ "not checked.");
+				assertThat(analysis.getAction()).startsWith("Create it with fencing.jdbc.initialize-schema=always")
+					.contains("CREATE TRIGGER fencing_fence_stock__by__last_token");
+			});
+	}
+
+	@Test
+	void aMissingTableIsReportedByTheFailureAnalysisNamingTheProperty() {
+		this.contextRunner.withPropertyValues("fencing.jdbc.fenced-tables=stok").run((context) -> {
+			FailureAnalysis analysis = new SchemaFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).startsWith(
+					"fencing.jdbc.fenced-tables names table stok, which the database does not have (in schema ");
+			assertThat(analysis.getAction())
+				.isEqualTo("Create it first, or remove it from fencing.jdbc.fenced-tables.");
+		});
 	}
 
 	@Test
