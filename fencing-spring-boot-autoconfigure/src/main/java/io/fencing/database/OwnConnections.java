@@ -2,10 +2,12 @@ package io.fencing.database;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 
 import javax.sql.DataSource;
 
 import io.fencing.fence.FencedConnections;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
@@ -87,7 +89,8 @@ public final class OwnConnections {
 	 * rolls it back on any failure, and gives the connection back in the auto-commit mode
 	 * it had. The work's failure is what the caller sees: a rollback or a return to
 	 * auto-commit that fails after it (the connection lost) is added to it as suppressed,
-	 * instead of replacing it.
+	 * instead of replacing it. A connection whose rollback failed is aborted, not
+	 * returned to auto-commit, which would commit the work.
 	 */
 	public static <T> T inLocalTransaction(Connection connection, Work<T> work) throws SQLException {
 		boolean autoCommit = connection.getAutoCommit();
@@ -98,12 +101,9 @@ public final class OwnConnections {
 			connection.commit();
 		}
 		catch (Throwable ex) {
-			// Any failure, an Error too: a return to auto-commit would commit the work.
-			try {
-				connection.rollback();
-			}
-			catch (SQLException | RuntimeException rollback) {
-				ex.addSuppressed(rollback);
+			// Any failure, an Error too.
+			if (!rollBackOrAbort(connection, null, ex)) {
+				throw ex;
 			}
 			try {
 				connection.setAutoCommit(autoCommit);
@@ -115,6 +115,34 @@ public final class OwnConnections {
 		}
 		connection.setAutoCommit(autoCommit);
 		return result;
+	}
+
+	/**
+	 * Rolls back the work that ended in {@code failure}, to {@code savepoint} when there
+	 * is one. When the rollback fails too, it is added to the failure and the connection
+	 * is aborted: its transaction, committed later, would keep the work.
+	 * @return whether the work was rolled back
+	 */
+	public static boolean rollBackOrAbort(Connection connection, @Nullable Savepoint savepoint, Throwable failure) {
+		try {
+			if (savepoint != null) {
+				connection.rollback(savepoint);
+			}
+			else {
+				connection.rollback();
+			}
+			return true;
+		}
+		catch (SQLException | RuntimeException rollback) {
+			failure.addSuppressed(rollback);
+			try {
+				connection.abort(Runnable::run);
+			}
+			catch (SQLException | RuntimeException aborting) {
+				failure.addSuppressed(aborting);
+			}
+			return false;
+		}
 	}
 
 	/** Work on a connection. */

@@ -508,13 +508,7 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 				return result;
 			}
 			catch (Throwable ex) {
-				try {
-					connection.rollback(savepoint);
-				}
-				catch (SQLException | RuntimeException rollback) {
-					// The connection lost: the work's failure is what the caller needs.
-					ex.addSuppressed(rollback);
-				}
+				OwnConnections.rollBackOrAbort(connection, savepoint, ex);
 				throw ex;
 			}
 		}

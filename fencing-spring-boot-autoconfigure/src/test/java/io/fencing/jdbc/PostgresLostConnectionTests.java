@@ -1,9 +1,16 @@
 package io.fencing.jdbc;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencing.StaleWriterException;
 import io.fencing.testsupport.BoundTokens;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterEach;
@@ -12,6 +19,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.datasource.AbstractDataSource;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,7 +33,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * not thrown instead of it (the fault campaign saw "Connection is closed", with no SQL
  * state, in place of the database's own failure). The session ends itself inside the
  * statement ({@code pg_terminate_backend} of its own process), as a killed session or a
- * failover ends it.
+ * failover ends it. A rollback that fails while the connection lives on aborts it: a
+ * return to auto-commit would commit what the refused statement wrote.
  */
 class PostgresLostConnectionTests {
 
@@ -78,6 +87,21 @@ class PostgresLostConnectionTests {
 			.containsExactly(10, 20);
 	}
 
+	@Test
+	void aRollbackThatFailsOnALiveConnectionAbortsItInsteadOfCommittingTheRefusedStatement() {
+		this.jdbc.update("UPDATE " + this.stock + " SET last_token = 20 WHERE sku = 'A-1'");
+		FencedJdbcTemplate failingRollback = new FencedJdbcTemplate(new RollbackFailingOnce());
+		// B-2 (token 0) is written, A-1 (token 20) refuses token 15: all or nothing.
+		assertThatExceptionOfType(StaleWriterException.class)
+			.isThrownBy(() -> BoundTokens.withToken("stock-sync", 15,
+					() -> failingRollback
+						.guardedUpdate("UPDATE " + this.stock + " SET quantity = ? WHERE warehouse = ?", 3, "W1")))
+			.satisfies((refusal) -> assertThat(refusal.getSuppressed()).extracting(Throwable::getMessage)
+				.contains("injected: the rollback failed"));
+		assertThat(this.jdbc.queryForList("SELECT quantity FROM " + this.stock + " ORDER BY sku", Integer.class))
+			.containsExactly(10, 20);
+	}
+
 	private static void isTheDatabasesOwnReport(DataAccessException failure) {
 		Throwable cause = failure.getMostSpecificCause();
 		assertThat(cause).as("what the caller sees").isInstanceOf(SQLException.class);
@@ -87,6 +111,41 @@ class PostgresLostConnectionTests {
 
 	private static <T> T withToken(Supplier<T> work) {
 		return BoundTokens.withToken("stock-sync", 2, work);
+	}
+
+	/**
+	 * Connections of their own to the shared PostgreSQL, whose first rollback fails while
+	 * the connection stays alive.
+	 */
+	private static final class RollbackFailingOnce extends AbstractDataSource {
+
+		private final AtomicBoolean failed = new AtomicBoolean();
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			HikariDataSource shared = (HikariDataSource) TestServices.postgres();
+			Connection connection = DriverManager.getConnection(shared.getJdbcUrl(), shared.getUsername(),
+					shared.getPassword());
+			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
+					(proxy, method, arguments) -> {
+						if (method.getName().equals("rollback") && method.getParameterCount() == 0
+								&& this.failed.compareAndSet(false, true)) {
+							throw new SQLException("injected: the rollback failed");
+						}
+						try {
+							return method.invoke(connection, arguments);
+						}
+						catch (InvocationTargetException ex) {
+							throw ex.getTargetException();
+						}
+					});
+		}
+
+		@Override
+		public Connection getConnection(String username, String password) throws SQLException {
+			return getConnection();
+		}
+
 	}
 
 }
