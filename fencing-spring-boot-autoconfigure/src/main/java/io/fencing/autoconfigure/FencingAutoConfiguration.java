@@ -45,6 +45,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -273,9 +274,11 @@ public final class FencingAutoConfiguration {
 		DatabaseFencedLocks fencedLocks(ObjectProvider<DataSource> dataSources, FencingProperties fencing,
 				ObjectProvider<FencingSchemaInitializer> schema) {
 			if (fencing.getTokenSource() == FencingProperties.TokenSourceType.REDIS) {
-				throw new IllegalStateException("fencing.lock-store=database takes each token from the database, in "
-						+ "the statement that takes the lock, and fencing.token-source=redis asks for Redisson's: "
-						+ "remove fencing.token-source, or set fencing.lock-store=redis");
+				// Boot's failure analysis names the property and where it was set.
+				throw new InvalidConfigurationPropertyValueException("fencing.token-source", "redis",
+						"fencing.lock-store=database takes each token from the database, in the statement that takes "
+								+ "the lock, and fencing.token-source=redis asks for Redisson's: remove "
+								+ "fencing.token-source, or set fencing.lock-store=redis");
 			}
 			DataSource dataSource = dataSources.getIfUnique();
 			if (dataSource == null) {

@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -153,12 +154,17 @@ class DatabaseLockStoreApplicationTests {
 	}
 
 	@Test
-	void redisTokensWithTheDatabaseStoreFailTheStartup() {
+	void redisTokensWithTheDatabaseStoreFailTheStartupNamingTheProperty() {
 		on(TestServices.h2()).withPropertyValues("fencing.lock-store=database", "fencing.token-source=redis")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.hasMessageContaining("fencing.lock-store=database takes each token from the database")
-				.hasMessageContaining("remove fencing.token-source, or set fencing.lock-store=redis"));
+				.hasMessageContaining("remove fencing.token-source, or set fencing.lock-store=redis")
+				// Boot's failure analysis then names the property and where it was set.
+				.isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class, (invalid) -> {
+					assertThat(invalid.getName()).isEqualTo("fencing.token-source");
+					assertThat(invalid.getValue()).isEqualTo("redis");
+				}));
 	}
 
 	@Test
