@@ -252,10 +252,17 @@ public final class FencingAutoConfiguration {
 		RedissonFencedLocks fencedLocks(RedissonClient redisson,
 				ObjectProvider<FencingRedissonConfig> fencingRedissonConfig, FencingProperties fencing,
 				ObjectProvider<DataSource> dataSources) {
+			String keyPrefix = fencing.getRedis().getKeyPrefix();
+			if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+				throw new InvalidConfigurationPropertyValueException("fencing.redis.key-prefix", keyPrefix,
+						"A brace in the prefix would make it the Redis Cluster hash tag of every lock key, putting "
+								+ "all locks in one slot and ignoring the hash tags of the lock names. Use a prefix "
+								+ "without { and }, for example 'fencing:lock:'");
+			}
 			FencingRedissonConfig own = fencingRedissonConfig.getIfAvailable();
 			return new RedissonFencedLocks(redisson,
 					(own != null) ? own.location() : "the application's RedissonClient",
-					!fencing.takesTokensFromDatabase(dataSources.getIfUnique() != null));
+					!fencing.takesTokensFromDatabase(dataSources.getIfUnique() != null), keyPrefix);
 		}
 
 	}

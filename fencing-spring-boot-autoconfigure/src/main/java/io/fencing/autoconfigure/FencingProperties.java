@@ -385,6 +385,24 @@ public class FencingProperties {
 		 */
 		private boolean failFast;
 
+		/**
+		 * Prefix of the keys the starter owns in Redis: a lock named stock-sync is the
+		 * key fencing:lock:stock-sync, and with fencing.token-source=redis its token is
+		 * Redisson's counter redisson_lock_token:{fencing:lock:stock-sync}, so that no
+		 * key of the application can take a lock's place. Empty: the key is the lock name
+		 * itself. Must not hold a brace, which would put every lock in one Redis Cluster
+		 * slot.
+		 */
+		private String keyPrefix = "fencing:lock:";
+
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+		}
+
 		public @Nullable Resource getConfig() {
 			return this.config;
 		}

@@ -98,6 +98,12 @@ public class RedissonFencedLocks implements FencedLocks {
 	private final boolean tokensInRedis;
 
 	/**
+	 * What each lock's key starts with: the keys are the starter's, not the
+	 * application's.
+	 */
+	private final String keyPrefix;
+
+	/**
 	 * The token of an acquisition whose token the runner takes from its token source
 	 * before anything sees it.
 	 */
@@ -107,24 +113,17 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * @param redisson the client whose locks fence the tasks
 	 * @param redisDescription where Redis is, for error messages (for example
 	 * {@code redis://localhost:6379})
-	 * @throws IllegalStateException when the client has {@code checkLockSyncedSlaves} off
-	 * on a Redis with replicas: a failover could then give two owners the same token
-	 */
-	public RedissonFencedLocks(RedissonClient redisson, String redisDescription) {
-		this(redisson, redisDescription, true);
-	}
-
-	/**
-	 * @param redisson the client whose locks fence the tasks
-	 * @param redisDescription where Redis is, for error messages
 	 * @param tokensInRedis whether each acquisition takes Redisson's token, from the
 	 * lock's counter in Redis; {@code false}: the lock alone, whose tokens a
 	 * {@link io.fencing.lock.TokenSource} issues, and Redis keeps nothing of a lock once
 	 * it is released
+	 * @param keyPrefix what the key of each lock starts with, before its name
+	 * ({@code fencing.redis.key-prefix})
 	 * @throws IllegalStateException when the client has {@code checkLockSyncedSlaves} off
-	 * on a Redis with replicas
+	 * on a Redis with replicas: a failover could then give two owners the same token
 	 */
-	public RedissonFencedLocks(RedissonClient redisson, String redisDescription, boolean tokensInRedis) {
+	public RedissonFencedLocks(RedissonClient redisson, String redisDescription, boolean tokensInRedis,
+			String keyPrefix) {
 		Config config = redisson.getConfig();
 		if (!config.isSingleConfig() && !config.isCheckLockSyncedSlaves()) {
 			// A failover could then lose an acquisition whose body already runs, and the
@@ -139,6 +138,7 @@ public class RedissonFencedLocks implements FencedLocks {
 		this.redisDescription = redisDescription;
 		this.server = serverOf(redisson);
 		this.tokensInRedis = tokensInRedis;
+		this.keyPrefix = keyPrefix;
 	}
 
 	@Override
@@ -491,7 +491,8 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * else a plain lock, which leaves no key behind once released.
 	 */
 	private RedissonLock lock(String lockName) {
-		RLock lock = this.tokensInRedis ? this.redisson.getFencedLock(lockName) : this.redisson.getLock(lockName);
+		String key = this.keyPrefix + lockName;
+		RLock lock = this.tokensInRedis ? this.redisson.getFencedLock(key) : this.redisson.getLock(key);
 		if (lock instanceof RedissonLock own && (!this.tokensInRedis || own instanceof RedissonFencedLock)) {
 			return own;
 		}

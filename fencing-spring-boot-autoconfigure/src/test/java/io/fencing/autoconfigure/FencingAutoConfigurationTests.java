@@ -167,7 +167,7 @@ class FencingAutoConfigurationTests {
 				HeldLock held = locks.tryAcquire(lock, Duration.ZERO, null);
 				assertThat(held).isNotNull();
 				assertThat(locks.release(held).join()).isTrue();
-				TestServices.deleteRedisKeys("redisson_lock_token:{" + lock + "}");
+				TestServices.deleteRedisKeys(TestServices.tokenKey(lock));
 			});
 	}
 
@@ -347,7 +347,7 @@ class FencingAutoConfigurationTests {
 
 		@Bean
 		FencedLocks ownLocks(RedissonClient redisson) {
-			return new RedissonFencedLocks(redisson, "test");
+			return new RedissonFencedLocks(redisson, "test", true, "fencing:lock:");
 		}
 
 		@Bean

@@ -155,7 +155,7 @@ class FencingHealthContributorAutoConfigurationTests {
 				.containsKey("at");
 			String description = (String) behind.get("description");
 			assertThat(description).contains("below token 2 that the storage had already accepted")
-				.contains("redisson_lock_token:{" + lock + "}");
+				.contains(TestServices.tokenKey(lock));
 			assertThat(output.getOut().split(java.util.regex.Pattern.quote(description), -1)).as("logged once")
 				.hasSize(2);
 			// The command, as printed, raises the counter; the next run writes.
@@ -168,7 +168,7 @@ class FencingHealthContributorAutoConfigurationTests {
 				stock.write(jdbc, 7);
 				return token.value();
 			}).get()).isEqualTo(3L);
-			context.getBean(RedissonClient.class).getKeys().delete("redisson_lock_token:{" + lock + "}");
+			context.getBean(RedissonClient.class).getKeys().delete(TestServices.tokenKey(lock));
 		});
 	}
 

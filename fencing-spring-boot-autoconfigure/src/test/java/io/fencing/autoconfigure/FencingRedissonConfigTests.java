@@ -390,7 +390,7 @@ class FencingRedissonConfigTests {
 		assertThat(held).isNotNull();
 		assertThat(held.token().value()).isPositive();
 		assertThat(locks.release(held).join()).isTrue();
-		TestServices.deleteRedisKeys("redisson_lock_token:{" + lock + "}");
+		TestServices.deleteRedisKeys(TestServices.tokenKey(lock));
 	}
 
 	/** Redisson's per-topology settings are protected; a subclass may read them. */

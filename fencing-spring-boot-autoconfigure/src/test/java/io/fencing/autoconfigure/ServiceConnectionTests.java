@@ -46,7 +46,7 @@ class ServiceConnectionTests {
 			FencingToken token = context.getBean(Job.class).run();
 			assertThat(token.value()).isPositive();
 			assertThat(RedisServer.command(redis.getHost(), redis.getPort(), "GET",
-					"redisson_lock_token:{" + token.lockName() + "}"))
+					TestServices.tokenKey(token.lockName())))
 				.isEqualTo(String.valueOf(token.value()));
 		});
 	}

@@ -685,7 +685,7 @@ abstract class FencedEntityContractTests {
 		jdbc.update("DELETE FROM fencing_tombstones WHERE table_name LIKE ?",
 				"%" + this.suffix.toLowerCase(Locale.ROOT));
 		// Redisson's token counters of this test's locks, kept for good in Redis.
-		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
+		TestServices.deleteRedisKeys("redisson_lock_token:{fencing:lock:" + this.lock + "*");
 	}
 
 	/** The lock's token while {@code body} runs in a transaction of its task. */

@@ -62,7 +62,7 @@ class AsynchronousFencedTaskTests {
 	 */
 	@AfterEach
 	void removeTokenCounters() {
-		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
+		TestServices.deleteRedisKeys("redisson_lock_token:{fencing:lock:" + this.lock + "*");
 	}
 
 	private final StockTable stock = new StockTable();
@@ -261,8 +261,8 @@ class AsynchronousFencedTaskTests {
 	}
 
 	private boolean held() {
-		return ":1"
-			.equals(RedisServer.command(TestServices.redisHost(), TestServices.redisPort(), "EXISTS", this.lock));
+		return ":1".equals(RedisServer.command(TestServices.redisHost(), TestServices.redisPort(), "EXISTS",
+				TestServices.lockKey(this.lock)));
 	}
 
 	static class Jobs {

@@ -128,7 +128,8 @@ class H2DatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 		try {
 			onAnEmptyDatabase((empty) -> this.contextRunner.withBean(DataSource.class, () -> empty)
 				.withBean(RedissonFencedLocks.class,
-						() -> new RedissonFencedLocks(Redisson.create(configOf(redis)), redis.url(), true))
+						() -> new RedissonFencedLocks(Redisson.create(configOf(redis)), redis.url(), true,
+								"fencing:lock:"))
 				.withPropertyValues("spring.data.redis.url=" + redis.url(), property)
 				.run(check));
 		}

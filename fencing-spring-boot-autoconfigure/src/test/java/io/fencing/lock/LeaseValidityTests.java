@@ -55,7 +55,8 @@ class LeaseValidityTests {
 				.onBusy(OnBusy.FAIL)
 				.run((token) -> {
 					answers.add(FencingContext.isLeaseValid());
-					await().atMost(Duration.ofSeconds(5)).until(() -> !redisson.getFencedLock(this.lock).isLocked());
+					await().atMost(Duration.ofSeconds(5))
+						.until(() -> !redisson.getFencedLock(TestServices.lockKey(this.lock)).isLocked());
 					answers.add(FencingContext.isLeaseValid());
 				})).isTrue();
 			assertThat(answers).containsExactly(true, false);
@@ -66,7 +67,7 @@ class LeaseValidityTests {
 	void aTaskThatWaitedForItsLockHasItsWholeLease() {
 		this.contextRunner.run((context) -> {
 			RedissonClient redisson = context.getBean(RedissonClient.class);
-			RFencedLock other = redisson.getFencedLock(this.lock);
+			RFencedLock other = redisson.getFencedLock(TestServices.lockKey(this.lock));
 			assertThat(other.tryLockAndGetToken(0, 1500, TimeUnit.MILLISECONDS)).isNotNull();
 			List<Boolean> answers = new ArrayList<>();
 			assertThat(context.getBean(FencedTasks.class)
@@ -79,7 +80,7 @@ class LeaseValidityTests {
 					// Past the lease as counted from the start of the wait, well within
 					// the lease Redis gave.
 					await().atMost(Duration.ofSeconds(5))
-						.until(() -> redisson.getFencedLock(this.lock).remainTimeToLive() < 1000);
+						.until(() -> redisson.getFencedLock(TestServices.lockKey(this.lock)).remainTimeToLive() < 1000);
 					answers.add(FencingContext.isLeaseValid());
 				})).isTrue();
 			assertThat(answers).containsExactly(true, true);
@@ -99,7 +100,7 @@ class LeaseValidityTests {
 			assertThat(context.getBean(FencedTasks.class).task(this.lock).onBusy(OnBusy.FAIL).run((token) -> {
 				answers.add(FencingContext.isLeaseValid());
 				// As a failover to a replica that never saw the acquisition would.
-				redisson.getKeys().delete(this.lock);
+				redisson.getKeys().delete(TestServices.lockKey(this.lock));
 				answers.add(FencingContext.isLeaseValid());
 			})).isTrue();
 			assertThat(answers).containsExactly(true, false);
@@ -112,7 +113,7 @@ class LeaseValidityTests {
 			FencedTasks tasks = context.getBean(FencedTasks.class);
 			List<Boolean> answers = new ArrayList<>();
 			assertThat(tasks.task(this.lock).leaseTime(Duration.ofSeconds(30)).onBusy(OnBusy.FAIL).run((token) -> {
-				context.getBean(RedissonClient.class).getFencedLock(this.lock).forceUnlock();
+				context.getBean(RedissonClient.class).getFencedLock(TestServices.lockKey(this.lock)).forceUnlock();
 				Thread newer = new Thread(() -> tasks.task(this.lock).onBusy(OnBusy.FAIL).run((newerToken) -> {
 					answers.add(FencingContext.isLeaseValid());
 				}));
@@ -135,7 +136,7 @@ class LeaseValidityTests {
 			RedissonClient redisson = context.getBean(RedissonClient.class);
 			List<Object> seen = new ArrayList<>();
 			assertThat(tasks.task(this.lock).onBusy(OnBusy.FAIL).run((token) -> {
-				redisson.getKeys().delete(this.lock);
+				redisson.getKeys().delete(TestServices.lockKey(this.lock));
 				CountDownLatch newerHolds = new CountDownLatch(1);
 				CountDownLatch newerMayEnd = new CountDownLatch(1);
 				Thread newer = new Thread(() -> tasks.task(this.lock).onBusy(OnBusy.FAIL).run((newerToken) -> {

@@ -45,9 +45,12 @@ class LockNameSlotTests {
 			}
 			names.add(name.toString());
 		}
-		for (String name : names) {
-			boolean oneSlot = slot(name).equals(slot(RedissonObject.prefixName("redisson_lock_token", name)));
-			assertThat(LockNames.problem(name) == null).as("'%s' accepted", name).isEqualTo(oneSlot);
+		for (String keyPrefix : List.of("", "fencing:lock:")) {
+			for (String name : names) {
+				String key = keyPrefix + name;
+				boolean oneSlot = slot(key).equals(slot(RedissonObject.prefixName("redisson_lock_token", key)));
+				assertThat(LockNames.problem(name) == null).as("'%s' accepted", key).isEqualTo(oneSlot);
+			}
 		}
 	}
 

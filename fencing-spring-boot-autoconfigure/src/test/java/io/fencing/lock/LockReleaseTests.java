@@ -62,7 +62,7 @@ class LockReleaseTests {
 	 */
 	@AfterEach
 	void removeTokenCounters() {
-		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
+		TestServices.deleteRedisKeys("redisson_lock_token:{fencing:lock:" + this.lock + "*");
 	}
 
 	/** Keeps its data through a crash, so that a lock outlives a restart. */
@@ -153,7 +153,7 @@ class LockReleaseTests {
 	void anInterruptedWaitForALockHoldsUpNoOtherAttempt() {
 		RedissonClient otherProcess = redissonWithWatchdog(Duration.ofSeconds(30));
 		try {
-			otherProcess.getFencedLock(this.lock).lock();
+			otherProcess.getFencedLock(TestServices.lockKey(this.lock)).lock();
 			this.contextRunner.run((context) -> {
 				FencedTasks tasks = context.getBean(FencedTasks.class);
 				Future<Boolean> waiting = this.threads
@@ -183,7 +183,7 @@ class LockReleaseTests {
 				FencedTasks tasks = context.getBean(FencedTasks.class);
 				for (int i = 0; i < 5; i++) {
 					String lock = this.lock + "-" + i;
-					RFencedLock holder = otherProcess.getFencedLock(lock);
+					RFencedLock holder = otherProcess.getFencedLock(TestServices.lockKey(lock));
 					long holderToken = holder.lockAndGetToken();
 					CountDownLatch ended = new CountDownLatch(1);
 					Future<?> waiting = this.threads.submit(() -> {
@@ -258,10 +258,10 @@ class LockReleaseTests {
 					// Three leases long: held only if renewed all along.
 					await().during(watchdogTimeout.multipliedBy(3))
 						.atMost(watchdogTimeout.multipliedBy(6))
-						.until(() -> redisson.getFencedLock(this.lock).isLocked());
+						.until(() -> redisson.getFencedLock(TestServices.lockKey(this.lock)).isLocked());
 				})).isTrue();
 				assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
-				assertThat(redisson.getFencedLock(this.lock).isLocked()).isFalse();
+				assertThat(redisson.getFencedLock(TestServices.lockKey(this.lock)).isLocked()).isFalse();
 				String scriptsAfterTheRuns = this.redis.info("commandstats", "cmdstat_evalsha");
 				await().during(watchdogTimeout)
 					.atMost(watchdogTimeout.multipliedBy(3))
@@ -292,7 +292,7 @@ class LockReleaseTests {
 			((ConfigurableApplicationContext) context.getSourceApplicationContext()).close();
 			restart.get(30, TimeUnit.SECONDS);
 		});
-		assertThat(this.redis.command("EXISTS", this.lock)).isEqualTo(":0");
+		assertThat(this.redis.command("EXISTS", TestServices.lockKey(this.lock))).isEqualTo(":0");
 	}
 
 	/** Runs the task whenever it is this thread's turn; a busy lock is recorded. */

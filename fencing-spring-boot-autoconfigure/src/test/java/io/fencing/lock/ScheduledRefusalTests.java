@@ -57,7 +57,7 @@ class ScheduledRefusalTests {
 	/** The lock's token counter, which Redis keeps for good. */
 	@AfterEach
 	void removeTheCounter() {
-		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "}");
+		TestServices.deleteRedisKeys(TestServices.tokenKey(this.lock));
 	}
 
 	@Test

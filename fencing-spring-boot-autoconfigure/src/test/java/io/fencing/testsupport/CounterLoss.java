@@ -12,7 +12,7 @@ public final class CounterLoss {
 	}
 
 	public static void lose(RedissonClient redisson, String lockName) {
-		redisson.getKeys().delete("redisson_lock_token:{" + lockName + "}");
+		redisson.getKeys().delete(TestServices.tokenKey(lockName));
 	}
 
 }

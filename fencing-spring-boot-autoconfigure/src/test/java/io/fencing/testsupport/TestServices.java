@@ -13,6 +13,7 @@ import javax.sql.DataSource;
 import com.redis.testcontainers.RedisContainer;
 import com.zaxxer.hikari.HikariDataSource;
 import org.redisson.Redisson;
+import org.redisson.RedissonObject;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.testcontainers.DockerClientFactory;
@@ -59,6 +60,22 @@ public final class TestServices {
 	private static volatile Boolean dockerAvailable;
 
 	private TestServices() {
+	}
+
+	/**
+	 * The key of lock {@code name} in Redis, under the starter's default
+	 * {@code fencing.redis.key-prefix}.
+	 */
+	public static String lockKey(String name) {
+		return "fencing:lock:" + name;
+	}
+
+	/**
+	 * Redisson's token counter of lock {@code name} ({@code fencing.token-source=redis}),
+	 * named as Redisson names it from the lock's key.
+	 */
+	public static String tokenKey(String name) {
+		return RedissonObject.prefixName("redisson_lock_token", lockKey(name));
 	}
 
 	/**

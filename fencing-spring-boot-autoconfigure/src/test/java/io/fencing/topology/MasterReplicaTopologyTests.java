@@ -72,16 +72,17 @@ class MasterReplicaTopologyTests {
 				List<String> heldOnMaster = new ArrayList<>();
 				List<Long> tokens = new ArrayList<>();
 				for (int run = 0; run < 5; run++) {
-					FencingToken token = jobs.run(this.lock, () -> heldOnMaster.add(master.command("HLEN", this.lock)));
+					FencingToken token = jobs.run(this.lock,
+							() -> heldOnMaster.add(master.command("HLEN", TestServices.lockKey(this.lock))));
 					tokens.add(token.value());
 				}
 				assertThat(heldOnMaster).as("owners of the lock on the master while the body runs")
 					.containsOnly(":1")
 					.hasSize(5);
 				assertThat(tokens).isSorted().doesNotHaveDuplicates();
-				assertThat(master.command("GET", "redisson_lock_token:{" + this.lock + "}"))
+				assertThat(master.command("GET", TestServices.tokenKey(this.lock)))
 					.isEqualTo(String.valueOf(tokens.get(tokens.size() - 1)));
-				assertThat(master.command("EXISTS", this.lock)).as("released").isEqualTo(":0");
+				assertThat(master.command("EXISTS", TestServices.lockKey(this.lock))).as("released").isEqualTo(":0");
 				assertThat(ScriptCalls.of(master).calls()).as("scripts run on the master")
 					.isGreaterThan(masterBefore.calls());
 				assertThat(ScriptCalls.of(replica).refused()).as("scripts the replica refused")

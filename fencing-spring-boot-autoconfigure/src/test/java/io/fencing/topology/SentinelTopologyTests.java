@@ -106,7 +106,7 @@ class SentinelTopologyTests {
 				assertThat(ReferenceTimeline.row(context)).containsEntry("quantity", 22)
 					.containsEntry("last_token", last.value());
 				// The counter moved with the data: the new master holds it.
-				assertThat(newMaster.command("GET", "redisson_lock_token:{" + this.lock + "}"))
+				assertThat(newMaster.command("GET", TestServices.tokenKey(this.lock)))
 					.isEqualTo(String.valueOf(last.value()));
 			});
 		}
@@ -197,7 +197,7 @@ class SentinelTopologyTests {
 	}
 
 	private String counterKey() {
-		return "redisson_lock_token:{" + this.lock + "}";
+		return TestServices.tokenKey(this.lock);
 	}
 
 	/** An accepted run whose token the replica has received. */

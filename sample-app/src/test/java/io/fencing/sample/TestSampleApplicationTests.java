@@ -1,6 +1,7 @@
 package io.fencing.sample;
 
 import com.redis.testcontainers.RedisContainer;
+import io.fencing.sample.replay.ReplayEvent;
 import io.fencing.sample.replay.ReplayResult;
 import io.fencing.sample.replay.TimelineReplay;
 import io.fencing.testsupport.RedisServer;
@@ -34,13 +35,15 @@ class TestSampleApplicationTests {
 				.contains("token " + result.tokenA() + " is older than accepted token " + result.tokenB());
 			assertThat(context.getBean(StockRepository.class).find("R-1"))
 				.isEqualTo(new Stock("R-1", 9, result.tokenB()));
+			assertThat(result.events()).as("A's lease end, read from its lock's key in Redis")
+				.anySatisfy((event) -> assertThat(event.kind()).isEqualTo(ReplayEvent.Kind.LEASE_EXPIRED));
 			DataRedisConnectionDetails.Standalone redis = context.getBean(DataRedisConnectionDetails.class)
 				.getStandalone();
 			assertThat(locksTakenAt(redis.getHost(), redis.getPort())).as("lock scripts run on that Redis").isTrue();
 			// The tokens come from the database: Redis keeps nothing of the released
 			// lock.
-			assertThat(RedisServer.command(redis.getHost(), redis.getPort(), "EXISTS", "stock-sync",
-					"redisson_lock_token:{stock-sync}"))
+			assertThat(RedisServer.command(redis.getHost(), redis.getPort(), "EXISTS", "fencing:lock:stock-sync",
+					"redisson_lock_token:{fencing:lock:stock-sync}"))
 				.isEqualTo(":0");
 		}
 	}

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.StaleWriterException;
+import io.fencing.autoconfigure.FencingProperties;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.sample.ShopNotifier;
 import io.fencing.sample.Stock;
@@ -65,6 +66,9 @@ public class TimelineReplay {
 
 	private final RedissonClient redisson;
 
+	/** The Redis key of the stock-sync lock, under the starter's key prefix. */
+	private final String lockKey;
+
 	private final StockLevels levels;
 
 	private final ShopNotifier shop;
@@ -84,12 +88,13 @@ public class TimelineReplay {
 	private @Nullable CompletableFuture<ReplayResult> running;
 
 	public TimelineReplay(ReplayWorkers workers, StockRepository stock, FencedJdbcTemplate jdbc,
-			RedissonClient redisson, StockLevels levels, ShopNotifier shop) {
+			RedissonClient redisson, FencingProperties fencing, StockLevels levels, ShopNotifier shop) {
 		this.replayThread.setDaemon(true);
 		this.workers = workers;
 		this.stock = stock;
 		this.jdbc = jdbc;
 		this.redisson = redisson;
+		this.lockKey = fencing.getRedis().getKeyPrefix() + "stock-sync";
 		this.levels = levels;
 		this.shop = shop;
 	}
@@ -173,7 +178,7 @@ public class TimelineReplay {
 		// The lease the lock really got, by Redis's clock: its time to live, counted from
 		// before the question so that the drawn end is never later than the real one.
 		long askedAt = steps.elapsedMillis();
-		long leaseLeftMillis = this.redisson.getFencedLock("stock-sync").remainTimeToLive();
+		long leaseLeftMillis = this.redisson.getFencedLock(this.lockKey).remainTimeToLive();
 		if (leaseLeftMillis > 0) {
 			steps.happenedAt(askedAt + leaseLeftMillis, Owner.A, Kind.LEASE_EXPIRED, tokenA.get().value());
 		}
