@@ -7,7 +7,7 @@ import javax.sql.DataSource;
 import io.fencing.FencingToken;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
-import io.fencing.autoconfigure.FencingJpaAutoConfiguration;
+import io.fencing.jpa.FencingJpaAutoConfiguration;
 import io.fencing.run.TokenBindings;
 import io.fencing.run.TokenBindings.Acquisition;
 import io.fencing.jpa.FencingTokenColumn;

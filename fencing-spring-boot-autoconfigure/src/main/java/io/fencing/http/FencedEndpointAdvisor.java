@@ -12,7 +12,7 @@ import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
  * plain Spring AOP, outside {@code @FencedTask} and {@code @Transactional}: the token is
  * bound before a transaction begins.
  */
-public class FencedEndpointAdvisor extends AbstractPointcutAdvisor {
+class FencedEndpointAdvisor extends AbstractPointcutAdvisor {
 
 	private final Pointcut pointcut = new AnnotationMatchingPointcut(null, FencedEndpoint.class, true);
 

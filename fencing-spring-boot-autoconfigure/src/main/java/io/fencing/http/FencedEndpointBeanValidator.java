@@ -35,7 +35,7 @@ import org.springframework.util.ClassUtils;
  * received token to the threads the endpoints' pipelines hop to: their blocking writes
  * there would find no token, and the real owner could never write.
  */
-public class FencedEndpointBeanValidator
+class FencedEndpointBeanValidator
 		implements BeanPostProcessor, Ordered, SmartInitializingSingleton, BeanClassLoaderAware, BeanFactoryAware {
 
 	private static final String CONTEXT_REGISTRY = "io.micrometer.context.ContextRegistry";

@@ -19,7 +19,7 @@ import org.springframework.web.servlet.ModelAndView;
  * client unaware. The problem detail is written as {@code application/problem+json},
  * whatever the request accepts.
  */
-public class FencedEndpointExceptionResolver implements HandlerExceptionResolver {
+class FencedEndpointExceptionResolver implements HandlerExceptionResolver {
 
 	@Override
 	public @Nullable ModelAndView resolveException(HttpServletRequest request, HttpServletResponse response,

@@ -38,7 +38,7 @@ import org.springframework.web.server.ServerWebExchange;
  * token through the pipeline (as a reactive task's: {@code FencingToken} class as key,
  * and the bindings that context propagation restores on the pipeline's threads).
  */
-public class FencedEndpointInterceptor implements MethodInterceptor {
+class FencedEndpointInterceptor implements MethodInterceptor {
 
 	private static final boolean SERVLET_PRESENT = ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest",
 			FencedEndpointInterceptor.class.getClassLoader());

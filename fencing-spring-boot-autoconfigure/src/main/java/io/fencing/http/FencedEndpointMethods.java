@@ -22,7 +22,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
  * The {@link FencedEndpoint} methods of an application: the lock each accepts tokens of,
  * its placeholders resolved once, and whether the method can be honoured.
  */
-public class FencedEndpointMethods {
+class FencedEndpointMethods {
 
 	private static final boolean REACTIVE_STREAMS_PRESENT = ClassUtils.isPresent("org.reactivestreams.Publisher",
 			FencedEndpointMethods.class.getClassLoader());

@@ -28,7 +28,7 @@ import org.springframework.web.server.WebFilterChain;
  * status, headers and problem detail ({@code application/problem+json}) are written
  * instead, as long as nothing was sent yet.
  */
-public final class FencedEndpointRefusalFilter implements WebFilter, Ordered {
+final class FencedEndpointRefusalFilter implements WebFilter, Ordered {
 
 	private static final String REFUSAL = FencedEndpointRefusalFilter.class.getName() + ".refusal";
 

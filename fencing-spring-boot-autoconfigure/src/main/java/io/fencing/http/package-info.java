@@ -8,7 +8,9 @@
  * and, through those clients, a {@link io.fencing.StaleWriterException}.
  * <p>
  * Those three types are the API; the headers, the advice that binds a request's token,
- * the startup check of fenced endpoints and the refusals' responses are internal.
+ * the startup check of fenced endpoints and the refusals' responses are internal and
+ * package-private, wired by {@code FencingHttpAutoConfiguration}, which is public as Boot
+ * requires of an auto-configuration.
  */
 @NullMarked
 package io.fencing.http;

@@ -17,7 +17,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * reach the database with the caller's tokens and the body's with its own: flushed at the
  * commit, they would carry the tokens of whatever task is bound then, or none.
  */
-public final class EntityManagerWrites implements DeferredWrites {
+final class EntityManagerWrites implements DeferredWrites {
 
 	@Override
 	public void send() {

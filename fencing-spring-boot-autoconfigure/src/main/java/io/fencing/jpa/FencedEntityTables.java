@@ -27,7 +27,7 @@ import org.springframework.beans.factory.ObjectProvider;
  * {@code @Bean} method built itself): each must carry the database fence on the entity's
  * token column.
  */
-public final class FencedEntityTables implements FencedTableSource {
+final class FencedEntityTables implements FencedTableSource {
 
 	private final ObjectProvider<EntityManagerFactory> factories;
 

@@ -26,7 +26,7 @@ import org.springframework.orm.jpa.JpaVendorAdapter;
  * {@link StaleWriteRefusedEvent}; and gives its Hibernate {@link StaleFlushes}, so that
  * an {@code EntityManager}'s own flushes raise them too.
  */
-public final class FencingJpaDialectPostProcessor implements BeanPostProcessor, ApplicationEventPublisherAware {
+final class FencingJpaDialectPostProcessor implements BeanPostProcessor, ApplicationEventPublisherAware {
 
 	private static final Log logger = LogFactory.getLog(FencingJpaDialectPostProcessor.class);
 

@@ -4,7 +4,8 @@
  * such entity carry the database fence ({@code io.fencing.fence}), which checks whatever
  * statement Hibernate writes; this package finds those tables, sends a task's pending
  * changes before its token is unbound, and reports the fence's refusals as Spring's
- * translation would.
+ * translation would. {@code FencingJpaAutoConfiguration} is public, as Boot requires of
+ * an auto-configuration; what it wires is package-private.
  */
 @NullMarked
 package io.fencing.jpa;

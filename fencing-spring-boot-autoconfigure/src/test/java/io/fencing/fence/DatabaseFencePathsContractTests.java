@@ -22,7 +22,7 @@ import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
-import io.fencing.autoconfigure.FencingJpaAutoConfiguration;
+import io.fencing.jpa.FencingJpaAutoConfiguration;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.fence.Shelves.ShelfRepository;
 import io.fencing.testsupport.Latches;

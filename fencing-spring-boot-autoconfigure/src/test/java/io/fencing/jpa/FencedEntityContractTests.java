@@ -30,7 +30,6 @@ import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
-import io.fencing.autoconfigure.FencingJpaAutoConfiguration;
 import io.fencing.database.Database;
 import io.fencing.fence.FenceRefusals;
 import io.fencing.jdbc.IdempotentOperations;
@@ -685,7 +684,7 @@ abstract class FencedEntityContractTests {
 		jdbc.update("DELETE FROM fencing_tombstones WHERE table_name LIKE ?",
 				"%" + this.suffix.toLowerCase(Locale.ROOT));
 		// Redisson's token counters of this test's locks, kept for good in Redis.
-		TestServices.deleteRedisKeys("redisson_lock_token:{fencing:lock:" + this.lock + "*");
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
 	}
 
 	/** The lock's token while {@code body} runs in a transaction of its task. */

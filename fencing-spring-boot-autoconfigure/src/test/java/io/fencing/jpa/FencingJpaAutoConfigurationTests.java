@@ -9,7 +9,6 @@ import javax.sql.DataSource;
 
 import io.fencing.allowedentities.Warehouse;
 import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
-import io.fencing.autoconfigure.FencingJpaAutoConfiguration;
 import io.fencing.brokenentities.collection.TaggedStock;
 import io.fencing.brokenentities.embedded.ShelfStock;
 import io.fencing.brokenentities.joined.JoinedStock;

@@ -1,12 +1,8 @@
-package io.fencing.autoconfigure;
+package io.fencing.http;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 
-import io.fencing.http.FencedEndpoint;
-import io.fencing.http.FencedEndpointAdvisor;
-import io.fencing.http.FencedEndpointRefusalFilter;
-import io.fencing.http.FencingTokenInterceptor;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 

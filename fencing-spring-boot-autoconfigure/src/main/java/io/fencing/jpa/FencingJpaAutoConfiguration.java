@@ -1,8 +1,5 @@
-package io.fencing.autoconfigure;
+package io.fencing.jpa;
 
-import io.fencing.jpa.EntityManagerWrites;
-import io.fencing.jpa.FencedEntityTables;
-import io.fencing.jpa.FencingJpaDialectPostProcessor;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.engine.spi.SessionImplementor;
 

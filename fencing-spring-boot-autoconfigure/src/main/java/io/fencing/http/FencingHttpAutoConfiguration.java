@@ -1,16 +1,8 @@
-package io.fencing.autoconfigure;
+package io.fencing.http;
 
 import java.util.List;
 
-import io.fencing.http.FencedEndpointAdvisor;
-import io.fencing.http.FencedEndpointBeanValidator;
-import io.fencing.http.FencedEndpointExceptionResolver;
-import io.fencing.http.FencedEndpointInterceptor;
-import io.fencing.http.FencedEndpointMethods.WebStack;
-import io.fencing.http.FencedEndpointMethods;
-import io.fencing.http.FencedEndpointRefusalFilter;
-import io.fencing.http.FencingTokenExchangeFilter;
-import io.fencing.http.FencingTokenInterceptor;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
 
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -121,7 +113,7 @@ public final class FencingHttpAutoConfiguration {
 		@ConditionalOnMissingBean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static FencedEndpointBeanValidator fencedEndpointBeanValidator(FencedEndpointMethods fencedEndpointMethods) {
-			return new FencedEndpointBeanValidator(fencedEndpointMethods, WebStack.SERVLET);
+			return new FencedEndpointBeanValidator(fencedEndpointMethods, FencedEndpointMethods.WebStack.SERVLET);
 		}
 
 	}
@@ -148,7 +140,7 @@ public final class FencingHttpAutoConfiguration {
 		@ConditionalOnMissingBean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static FencedEndpointBeanValidator fencedEndpointBeanValidator(FencedEndpointMethods fencedEndpointMethods) {
-			return new FencedEndpointBeanValidator(fencedEndpointMethods, WebStack.REACTIVE);
+			return new FencedEndpointBeanValidator(fencedEndpointMethods, FencedEndpointMethods.WebStack.REACTIVE);
 		}
 
 	}
@@ -161,7 +153,7 @@ public final class FencingHttpAutoConfiguration {
 		@ConditionalOnMissingBean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static FencedEndpointBeanValidator fencedEndpointBeanValidator(FencedEndpointMethods fencedEndpointMethods) {
-			return new FencedEndpointBeanValidator(fencedEndpointMethods, WebStack.NONE);
+			return new FencedEndpointBeanValidator(fencedEndpointMethods, FencedEndpointMethods.WebStack.NONE);
 		}
 
 	}

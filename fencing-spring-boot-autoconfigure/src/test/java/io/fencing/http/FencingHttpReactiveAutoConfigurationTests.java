@@ -1,9 +1,5 @@
-package io.fencing.autoconfigure;
+package io.fencing.http;
 
-import io.fencing.http.FencedEndpoint;
-import io.fencing.http.FencedEndpointAdvisor;
-import io.fencing.http.FencedEndpointRefusalFilter;
-import io.fencing.http.FencingTokenExchangeFilter;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Hooks;

@@ -1,6 +1,5 @@
-package io.fencing.autoconfigure;
+package io.fencing.http;
 
-import io.fencing.http.FencedEndpoint;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
