@@ -25,7 +25,7 @@ final class RedisMemory {
 	private static final String WRITE_NAMES = """
 			for i = tonumber(ARGV[2]), tonumber(ARGV[3]) do
 				local name = ARGV[1] .. ':entity-' .. i
-				redis.call('set', 'redisson_lock_token:{fencing:lock:' .. name .. '}', ARGV[4])
+				redis.call('set', 'redisson_lock_token:{' .. name .. '}', ARGV[4])
 			end
 			return 0""";
 
@@ -39,10 +39,9 @@ final class RedisMemory {
 		ConfigurableApplicationContext context = LockBenchmarkApplication.start(prefix);
 		RedissonClient redisson = context.getBean(RedissonClient.class);
 		try {
-			// The lock's key, under the starter's default fencing.redis.key-prefix.
-			String lockKey = "fencing:lock:" + prefix + ":entity-probe";
+			String lockName = prefix + ":entity-probe";
 			Long token = context.getBean(Jobs.class).fencedPerName("entity-probe");
-			long counter = memoryUsage(redisson, RedissonObject.prefixName("redisson_lock_token", lockKey));
+			long counter = memoryUsage(redisson, RedissonObject.prefixName("redisson_lock_token", lockName));
 			List<String> rows = new ArrayList<>();
 			for (int names : new int[] { 10_000, 1_000_000 }) {
 				String namesPrefix = prefix + "-" + names;

@@ -252,8 +252,15 @@ public final class FencingAutoConfiguration {
 		RedissonFencedLocks fencedLocks(RedissonClient redisson,
 				ObjectProvider<FencingRedissonConfig> fencingRedissonConfig, FencingProperties fencing,
 				ObjectProvider<DataSource> dataSources) {
+			boolean tokensInRedis = !fencing.takesTokensFromDatabase(dataSources.getIfUnique() != null);
 			String keyPrefix = fencing.getRedis().getKeyPrefix();
-			if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+			if (keyPrefix == null) {
+				// Redisson names a lock's counter after its key: moving the key would
+				// start
+				// every counter over, below the tokens the storage has accepted.
+				keyPrefix = tokensInRedis ? "" : RedissonFencedLocks.DEFAULT_KEY_PREFIX;
+			}
+			else if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
 				throw new InvalidConfigurationPropertyValueException("fencing.redis.key-prefix", keyPrefix,
 						"A brace in the prefix would make it the Redis Cluster hash tag of every lock key, putting "
 								+ "all locks in one slot and ignoring the hash tags of the lock names. Use a prefix "
@@ -261,8 +268,7 @@ public final class FencingAutoConfiguration {
 			}
 			FencingRedissonConfig own = fencingRedissonConfig.getIfAvailable();
 			return new RedissonFencedLocks(redisson,
-					(own != null) ? own.location() : "the application's RedissonClient",
-					!fencing.takesTokensFromDatabase(dataSources.getIfUnique() != null), keyPrefix);
+					(own != null) ? own.location() : "the application's RedissonClient", tokensInRedis, keyPrefix);
 		}
 
 	}

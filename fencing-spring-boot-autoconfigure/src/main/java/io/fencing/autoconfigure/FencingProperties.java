@@ -386,20 +386,21 @@ public class FencingProperties {
 		private boolean failFast;
 
 		/**
-		 * Prefix of the keys the starter owns in Redis: a lock named stock-sync is the
-		 * key fencing:lock:stock-sync, and with fencing.token-source=redis its token is
-		 * Redisson's counter redisson_lock_token:{fencing:lock:stock-sync}, so that no
-		 * key of the application can take a lock's place. Empty: the key is the lock name
-		 * itself. Must not hold a brace, which would put every lock in one Redis Cluster
-		 * slot.
+		 * What the Redis key of every lock starts with: with the prefix fencing:lock:,
+		 * the lock stock-sync is the key fencing:lock:stock-sync, so that a key of the
+		 * application named like a lock is not taken for it. Unset: fencing:lock: when
+		 * the tokens come from the database; empty (the key is the lock name) with
+		 * fencing.token-source=redis, whose token counters, named after the lock's key
+		 * (redisson_lock_token:{stock-sync}), must not move. Must not hold a brace, which
+		 * would put every lock in one Redis Cluster slot.
 		 */
-		private String keyPrefix = "fencing:lock:";
+		private @Nullable String keyPrefix;
 
-		public String getKeyPrefix() {
+		public @Nullable String getKeyPrefix() {
 			return this.keyPrefix;
 		}
 
-		public void setKeyPrefix(String keyPrefix) {
+		public void setKeyPrefix(@Nullable String keyPrefix) {
 			this.keyPrefix = keyPrefix;
 		}
 

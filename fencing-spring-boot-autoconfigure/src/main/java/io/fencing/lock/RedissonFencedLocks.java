@@ -54,6 +54,12 @@ public class RedissonFencedLocks implements FencedLocks {
 
 	private static final Log logger = LogFactory.getLog(RedissonFencedLocks.class);
 
+	/**
+	 * The prefix of the lock keys when the tokens come from the database and
+	 * {@code fencing.redis.key-prefix} is unset.
+	 */
+	public static final String DEFAULT_KEY_PREFIX = "fencing:lock:";
+
 	/** Redisson's prefix of the token counter key, {@code redisson_lock_token:{name}}. */
 	private static final String TOKEN_KEY_PREFIX = "redisson_lock_token";
 
@@ -168,7 +174,15 @@ public class RedissonFencedLocks implements FencedLocks {
 	}
 
 	private PendingKey pendingKey(String lockName) {
-		return new PendingKey(this.server, lockName);
+		return new PendingKey(this.server, keyOf(lockName));
+	}
+
+	/**
+	 * The Redis key of the lock named {@code lockName}: the name under
+	 * {@code fencing.redis.key-prefix}.
+	 */
+	public String keyOf(String lockName) {
+		return this.keyPrefix + lockName;
 	}
 
 	private boolean isOurs(PendingKey key) {
@@ -421,8 +435,8 @@ public class RedissonFencedLocks implements FencedLocks {
 	@Override
 	public void close() {
 		if (!awaitReleases(CLOSE_TIMEOUT)) {
-			logger.warn("Releases of locks "
-					+ PENDING_RELEASES.keys(this::isOurs).stream().map(PendingKey::lockName).toList() + " at "
+			logger.warn("Releases of the lock keys "
+					+ PENDING_RELEASES.keys(this::isOurs).stream().map(PendingKey::key).toList() + " at "
 					+ this.redisDescription + " were not answered within " + CLOSE_TIMEOUT.toSeconds()
 					+ " s of shutdown; those locks are " + "freed when their leases end");
 		}
@@ -439,7 +453,7 @@ public class RedissonFencedLocks implements FencedLocks {
 		}
 		String eval = "EVAL \"if tonumber(redis.call('get', KEYS[1]) or '0') < tonumber(ARGV[1]) then "
 				+ "return redis.call('set', KEYS[1], ARGV[1]) end return 'already above'\" 1 '"
-				+ tokenKey(lock(lockName)) + "' " + acceptedToken;
+				+ tokenKey(lock(lockName)).replace("'", "'\\''") + "' " + acceptedToken;
 		// One server: a command to paste; otherwise the one to run on the lock's master.
 		return this.redisDescription.matches("rediss?://[^,\\s]+")
 				? "redis-cli -u " + this.redisDescription + " " + eval
@@ -491,7 +505,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * else a plain lock, which leaves no key behind once released.
 	 */
 	private RedissonLock lock(String lockName) {
-		String key = this.keyPrefix + lockName;
+		String key = keyOf(lockName);
 		RLock lock = this.tokensInRedis ? this.redisson.getFencedLock(key) : this.redisson.getLock(key);
 		if (lock instanceof RedissonLock own && (!this.tokensInRedis || own instanceof RedissonFencedLock)) {
 			return own;
@@ -547,8 +561,10 @@ public class RedissonFencedLocks implements FencedLocks {
 		return false;
 	}
 
-	/** A pending release's key: the Redis (see {@code serverOf}) and the lock name. */
-	private record PendingKey(String server, String lockName) {
+	/**
+	 * A pending release's key: the Redis (see {@code serverOf}) and the lock's key there.
+	 */
+	private record PendingKey(String server, String key) {
 	}
 
 	/**

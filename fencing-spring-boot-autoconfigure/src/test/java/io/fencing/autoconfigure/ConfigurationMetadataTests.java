@@ -33,8 +33,9 @@ class ConfigurationMetadataTests {
 					"fencing.hold-at-least", "fencing.tasks", "fencing.lock-store", "fencing.token-source",
 					"fencing.jdbc.token-column", "fencing.jdbc.statement-cache-size", "fencing.jdbc.initialize-schema",
 					"fencing.jdbc.fenced-tables", "fencing.jdbc.tombstone-retention", "fencing.redis.config",
-					"fencing.redis.fail-fast", "fencing.operations.retention", "management.endpoint.fencing.access",
-					"management.endpoint.fencing.cache.time-to-live", "management.health.fencing.enabled");
+					"fencing.redis.fail-fast", "fencing.redis.key-prefix", "fencing.operations.retention",
+					"management.endpoint.fencing.access", "management.endpoint.fencing.cache.time-to-live",
+					"management.health.fencing.enabled");
 		assertThat(properties).allSatisfy((property) -> assertThat((String) property.get("description"))
 			.as("description of %s", property.get("name"))
 			.isNotBlank()
@@ -51,6 +52,9 @@ class ConfigurationMetadataTests {
 		assertThat(defaultOf("fencing.jdbc.statement-cache-size")).isEqualTo(512);
 		assertThat(defaultOf("fencing.jdbc.initialize-schema")).isEqualTo("embedded");
 		assertThat(defaultOf("fencing.jdbc.tombstone-retention")).isEqualTo("3d");
+		assertThat(this.metadata.read("$.properties[?(@.name == 'fencing.redis.key-prefix')].defaultValue", List.class))
+			.as("unset: fencing:lock: with the database's tokens, else empty")
+			.isEmpty();
 		assertThat(this.metadata.read("$.properties[?(@.name == 'fencing.lock-store')].defaultValue", List.class))
 			.as("unset: redis with Redisson on the class path, else database")
 			.isEmpty();

@@ -39,6 +39,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.ApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
@@ -62,7 +63,7 @@ class AsynchronousFencedTaskTests {
 	 */
 	@AfterEach
 	void removeTokenCounters() {
-		TestServices.deleteRedisKeys("redisson_lock_token:{fencing:lock:" + this.lock + "*");
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
 	}
 
 	private final StockTable stock = new StockTable();
@@ -96,13 +97,13 @@ class AsynchronousFencedTaskTests {
 			CompletableFuture<FencingToken> run = jobs.later(finish, boundWhileCalled);
 			assertThat(run).isNotDone();
 			assertThat(boundWhileCalled.get().lockName()).isEqualTo(this.lock);
-			assertThat(held()).as("held after the method returned").isTrue();
+			assertThat(held(context)).as("held after the method returned").isTrue();
 			assertThat(jobs.runNow()).as("another run while the future runs").isNull();
 
 			finish.countDown();
 			FencingToken token = run.get(10, TimeUnit.SECONDS);
 			assertThat(token).isEqualTo(boundWhileCalled.get());
-			assertThat(held()).as("released when the caller sees the result").isFalse();
+			assertThat(held(context)).as("released when the caller sees the result").isFalse();
 			assertThat(jobs.runNow().value()).isGreaterThan(token.value());
 		});
 	}
@@ -114,7 +115,7 @@ class AsynchronousFencedTaskTests {
 			this.stock.create(jdbc);
 			FencingToken token = context.getBean(Jobs.class).writeLater(8).get(10, TimeUnit.SECONDS);
 			assertThat(this.stock.row(jdbc)).containsEntry("quantity", 8).containsEntry("last_token", token.value());
-			assertThat(held()).isFalse();
+			assertThat(held(context)).isFalse();
 		});
 	}
 
@@ -126,12 +127,12 @@ class AsynchronousFencedTaskTests {
 			assertThatExceptionOfType(Exception.class).isThrownBy(() -> failing.get(10, TimeUnit.SECONDS))
 				.withRootCauseInstanceOf(IllegalStateException.class)
 				.withMessageContaining("the work failed");
-			assertThat(held()).isFalse();
+			assertThat(held(context)).isFalse();
 
 			CompletableFuture<FencingToken> never = jobs.never();
-			assertThat(held()).isTrue();
+			assertThat(held(context)).isTrue();
 			never.cancel(true);
-			await().atMost(Duration.ofSeconds(10)).until(() -> !held());
+			await().atMost(Duration.ofSeconds(10)).until(() -> !held(context));
 			assertThatExceptionOfType(CancellationException.class).isThrownBy(never::join);
 		});
 	}
@@ -165,11 +166,11 @@ class AsynchronousFencedTaskTests {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
 			CompletionStage<FencingToken> minimal = jobs.minimal();
-			assertThat(held()).isTrue();
+			assertThat(held(context)).isTrue();
 			assertThat(minimal.toCompletableFuture().cancel(true)).isTrue();
 			assertThat(jobs.runNowOrFail()).as("a run right after cancel").isNotNull();
 			assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
-			assertThat(held()).isFalse();
+			assertThat(held(context)).isFalse();
 		});
 	}
 
@@ -181,11 +182,13 @@ class AsynchronousFencedTaskTests {
 	@Test
 	void shuttingDownWithAsynchronousWorkStillRunningReleasesItsLock() {
 		AtomicReference<CompletableFuture<FencingToken>> running = new AtomicReference<>();
+		AtomicReference<String> key = new AtomicReference<>();
 		this.contextRunner.withPropertyValues("fencing.lease-time=60s").run((context) -> {
+			key.set(TestServices.lockKey(context, this.lock));
 			running.set(context.getBean(Jobs.class).never());
-			assertThat(held()).isTrue();
+			assertThat(held(context)).isTrue();
 		});
-		assertThat(held()).as("held after the context closed").isFalse();
+		assertThat(held(key.get())).as("held after the context closed").isFalse();
 		assertThat(running.get()).isCompletedExceptionally();
 	}
 
@@ -225,10 +228,10 @@ class AsynchronousFencedTaskTests {
 			RedissonClient redisson = context.getBean(RedissonClient.class);
 			String queue = this.lock + "-queue";
 			CompletableFuture<Object> polled = context.getBean(Jobs.class).poll(redisson, queue);
-			assertThat(held()).isTrue();
+			assertThat(held(context)).isTrue();
 			redisson.getQueue(queue).add("stock");
 			assertThat(polled.get(10, TimeUnit.SECONDS)).isEqualTo("stock");
-			assertThat(held()).isFalse();
+			assertThat(held(context)).isFalse();
 		});
 	}
 
@@ -243,7 +246,7 @@ class AsynchronousFencedTaskTests {
 						+ "called inside a run that holds lock '" + this.lock + "' on this thread");
 			// The blocking run's release is answered after it returned.
 			assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
-			assertThat(held()).isFalse();
+			assertThat(held(context)).isFalse();
 		});
 	}
 
@@ -260,9 +263,12 @@ class AsynchronousFencedTaskTests {
 		});
 	}
 
-	private boolean held() {
-		return ":1".equals(RedisServer.command(TestServices.redisHost(), TestServices.redisPort(), "EXISTS",
-				TestServices.lockKey(this.lock)));
+	private boolean held(ApplicationContext context) {
+		return held(TestServices.lockKey(context, this.lock));
+	}
+
+	private boolean held(String key) {
+		return ":1".equals(RedisServer.command(TestServices.redisHost(), TestServices.redisPort(), "EXISTS", key));
 	}
 
 	static class Jobs {

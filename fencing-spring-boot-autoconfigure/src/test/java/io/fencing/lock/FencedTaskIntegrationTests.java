@@ -73,7 +73,7 @@ class FencedTaskIntegrationTests {
 	 */
 	@AfterEach
 	void removeTokenCounters() {
-		TestServices.deleteRedisKeys("redisson_lock_token:{fencing:lock:" + this.lock + "*");
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
 	}
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
@@ -244,7 +244,7 @@ class FencedTaskIntegrationTests {
 			Jobs jobs = context.getBean(Jobs.class);
 			// What a lost reply leaves behind when owners are named after threads: held
 			// by this thread.
-			RFencedLock orphan = redisson(context).getFencedLock(TestServices.lockKey(this.lock));
+			RFencedLock orphan = redisson(context).getFencedLock(TestServices.lockKey(context, this.lock));
 			orphan.lock();
 			try {
 				AtomicInteger ran = new AtomicInteger();
@@ -340,7 +340,7 @@ class FencedTaskIntegrationTests {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
 			RedissonClient redisson = redisson(context);
-			jobs.runOnce(() -> redisson.getKeys().delete(TestServices.lockKey(this.lock)));
+			jobs.runOnce(() -> redisson.getKeys().delete(TestServices.lockKey(context, this.lock)));
 			assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
 			assertThat(output).contains("found lock '" + this.lock + "' no longer its own before its lease ended")
 				.doesNotContain("past its");
@@ -508,7 +508,7 @@ class FencedTaskIntegrationTests {
 			aMayFinish.countDown();
 			FencingToken aToken = a.get(10, TimeUnit.SECONDS);
 			assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
-			assertThat(redisson(context).getFencedLock(TestServices.lockKey(this.lock)).isLocked())
+			assertThat(redisson(context).getFencedLock(TestServices.lockKey(context, this.lock)).isLocked())
 				.as("B still holds the lock")
 				.isTrue();
 			bMayFinish.countDown();
@@ -541,7 +541,7 @@ class FencedTaskIntegrationTests {
 	 */
 	private boolean releasedInRedis(AssertableApplicationContext context) {
 		assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
-		return !redisson(context).getFencedLock(TestServices.lockKey(this.lock)).isLocked();
+		return !redisson(context).getFencedLock(TestServices.lockKey(context, this.lock)).isLocked();
 	}
 
 	private static RedissonClient redisson(AssertableApplicationContext context) {
@@ -653,6 +653,9 @@ class FencedTaskIntegrationTests {
 		@Autowired
 		private RedissonClient redisson;
 
+		@Autowired
+		private RedissonFencedLocks locks;
+
 		@FencedTask("${test.lock}")
 		public FencingToken runOnce(Runnable body) {
 			body.run();
@@ -701,19 +704,19 @@ class FencedTaskIntegrationTests {
 
 		@FencedTask("${test.lock}:#{#sku}")
 		public Long perSkuLease(String sku) {
-			return this.redisson.getFencedLock(TestServices.lockKey(FencingContext.current().lockName()))
+			return this.redisson.getFencedLock(this.locks.keyOf(FencingContext.current().lockName()))
 				.remainTimeToLive();
 		}
 
 		@FencedTask("${test.lock}")
 		public Long leaseFromProperties() {
-			return this.redisson.getFencedLock(TestServices.lockKey(FencingContext.current().lockName()))
+			return this.redisson.getFencedLock(this.locks.keyOf(FencingContext.current().lockName()))
 				.remainTimeToLive();
 		}
 
 		@FencedTask(value = "${test.lock}", leaseTime = "3s")
 		public Long leaseFromAnnotation() {
-			return this.redisson.getFencedLock(TestServices.lockKey(FencingContext.current().lockName()))
+			return this.redisson.getFencedLock(this.locks.keyOf(FencingContext.current().lockName()))
 				.remainTimeToLive();
 		}
 

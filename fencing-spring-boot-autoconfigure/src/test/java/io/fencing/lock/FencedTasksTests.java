@@ -58,7 +58,7 @@ class FencedTasksTests {
 	 */
 	@AfterEach
 	void removeTokenCounters() {
-		TestServices.deleteRedisKeys("redisson_lock_token:{fencing:lock:" + this.lock + "*");
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
 	}
 
 	private final StockTable stock = new StockTable();

@@ -56,7 +56,7 @@ class LeaseValidityTests {
 				.run((token) -> {
 					answers.add(FencingContext.isLeaseValid());
 					await().atMost(Duration.ofSeconds(5))
-						.until(() -> !redisson.getFencedLock(TestServices.lockKey(this.lock)).isLocked());
+						.until(() -> !redisson.getFencedLock(TestServices.lockKey(context, this.lock)).isLocked());
 					answers.add(FencingContext.isLeaseValid());
 				})).isTrue();
 			assertThat(answers).containsExactly(true, false);
@@ -67,7 +67,7 @@ class LeaseValidityTests {
 	void aTaskThatWaitedForItsLockHasItsWholeLease() {
 		this.contextRunner.run((context) -> {
 			RedissonClient redisson = context.getBean(RedissonClient.class);
-			RFencedLock other = redisson.getFencedLock(TestServices.lockKey(this.lock));
+			RFencedLock other = redisson.getFencedLock(TestServices.lockKey(context, this.lock));
 			assertThat(other.tryLockAndGetToken(0, 1500, TimeUnit.MILLISECONDS)).isNotNull();
 			List<Boolean> answers = new ArrayList<>();
 			assertThat(context.getBean(FencedTasks.class)
@@ -80,7 +80,8 @@ class LeaseValidityTests {
 					// Past the lease as counted from the start of the wait, well within
 					// the lease Redis gave.
 					await().atMost(Duration.ofSeconds(5))
-						.until(() -> redisson.getFencedLock(TestServices.lockKey(this.lock)).remainTimeToLive() < 1000);
+						.until(() -> redisson.getFencedLock(TestServices.lockKey(context, this.lock))
+							.remainTimeToLive() < 1000);
 					answers.add(FencingContext.isLeaseValid());
 				})).isTrue();
 			assertThat(answers).containsExactly(true, true);
@@ -100,7 +101,7 @@ class LeaseValidityTests {
 			assertThat(context.getBean(FencedTasks.class).task(this.lock).onBusy(OnBusy.FAIL).run((token) -> {
 				answers.add(FencingContext.isLeaseValid());
 				// As a failover to a replica that never saw the acquisition would.
-				redisson.getKeys().delete(TestServices.lockKey(this.lock));
+				redisson.getKeys().delete(TestServices.lockKey(context, this.lock));
 				answers.add(FencingContext.isLeaseValid());
 			})).isTrue();
 			assertThat(answers).containsExactly(true, false);
@@ -113,7 +114,9 @@ class LeaseValidityTests {
 			FencedTasks tasks = context.getBean(FencedTasks.class);
 			List<Boolean> answers = new ArrayList<>();
 			assertThat(tasks.task(this.lock).leaseTime(Duration.ofSeconds(30)).onBusy(OnBusy.FAIL).run((token) -> {
-				context.getBean(RedissonClient.class).getFencedLock(TestServices.lockKey(this.lock)).forceUnlock();
+				context.getBean(RedissonClient.class)
+					.getFencedLock(TestServices.lockKey(context, this.lock))
+					.forceUnlock();
 				Thread newer = new Thread(() -> tasks.task(this.lock).onBusy(OnBusy.FAIL).run((newerToken) -> {
 					answers.add(FencingContext.isLeaseValid());
 				}));
@@ -136,7 +139,7 @@ class LeaseValidityTests {
 			RedissonClient redisson = context.getBean(RedissonClient.class);
 			List<Object> seen = new ArrayList<>();
 			assertThat(tasks.task(this.lock).onBusy(OnBusy.FAIL).run((token) -> {
-				redisson.getKeys().delete(TestServices.lockKey(this.lock));
+				redisson.getKeys().delete(TestServices.lockKey(context, this.lock));
 				CountDownLatch newerHolds = new CountDownLatch(1);
 				CountDownLatch newerMayEnd = new CountDownLatch(1);
 				Thread newer = new Thread(() -> tasks.task(this.lock).onBusy(OnBusy.FAIL).run((newerToken) -> {

@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.fencing.FencedTask;
 import io.fencing.FencedTasks;
@@ -62,7 +63,7 @@ class LockReleaseTests {
 	 */
 	@AfterEach
 	void removeTokenCounters() {
-		TestServices.deleteRedisKeys("redisson_lock_token:{fencing:lock:" + this.lock + "*");
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
 	}
 
 	/** Keeps its data through a crash, so that a lock outlives a restart. */
@@ -153,7 +154,8 @@ class LockReleaseTests {
 	void anInterruptedWaitForALockHoldsUpNoOtherAttempt() {
 		RedissonClient otherProcess = redissonWithWatchdog(Duration.ofSeconds(30));
 		try {
-			otherProcess.getFencedLock(TestServices.lockKey(this.lock)).lock();
+			// This context takes its tokens from Redis: the lock's key is its name.
+			otherProcess.getFencedLock(this.lock).lock();
 			this.contextRunner.run((context) -> {
 				FencedTasks tasks = context.getBean(FencedTasks.class);
 				Future<Boolean> waiting = this.threads
@@ -183,7 +185,7 @@ class LockReleaseTests {
 				FencedTasks tasks = context.getBean(FencedTasks.class);
 				for (int i = 0; i < 5; i++) {
 					String lock = this.lock + "-" + i;
-					RFencedLock holder = otherProcess.getFencedLock(TestServices.lockKey(lock));
+					RFencedLock holder = otherProcess.getFencedLock(lock);
 					long holderToken = holder.lockAndGetToken();
 					CountDownLatch ended = new CountDownLatch(1);
 					Future<?> waiting = this.threads.submit(() -> {
@@ -258,10 +260,10 @@ class LockReleaseTests {
 					// Three leases long: held only if renewed all along.
 					await().during(watchdogTimeout.multipliedBy(3))
 						.atMost(watchdogTimeout.multipliedBy(6))
-						.until(() -> redisson.getFencedLock(TestServices.lockKey(this.lock)).isLocked());
+						.until(() -> redisson.getFencedLock(TestServices.lockKey(context, this.lock)).isLocked());
 				})).isTrue();
 				assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
-				assertThat(redisson.getFencedLock(TestServices.lockKey(this.lock)).isLocked()).isFalse();
+				assertThat(redisson.getFencedLock(TestServices.lockKey(context, this.lock)).isLocked()).isFalse();
 				String scriptsAfterTheRuns = this.redis.info("commandstats", "cmdstat_evalsha");
 				await().during(watchdogTimeout)
 					.atMost(watchdogTimeout.multipliedBy(3))
@@ -285,14 +287,16 @@ class LockReleaseTests {
 	 */
 	@Test
 	void shuttingDownWaitsForAReleaseThatRedisAnswersOnceItIsBack() {
+		AtomicReference<String> key = new AtomicReference<>();
 		this.contextRunner.run((context) -> {
+			key.set(TestServices.lockKey(context, this.lock));
 			FencedTasks tasks = context.getBean(FencedTasks.class);
 			assertThat(tasks.run(this.lock, (token) -> this.redis.stop())).isTrue();
 			Future<?> restart = this.threads.submit(this.redis::startAgain);
 			((ConfigurableApplicationContext) context.getSourceApplicationContext()).close();
 			restart.get(30, TimeUnit.SECONDS);
 		});
-		assertThat(this.redis.command("EXISTS", TestServices.lockKey(this.lock))).isEqualTo(":0");
+		assertThat(this.redis.command("EXISTS", key.get())).isEqualTo(":0");
 	}
 
 	/** Runs the task whenever it is this thread's turn; a busy lock is recorded. */

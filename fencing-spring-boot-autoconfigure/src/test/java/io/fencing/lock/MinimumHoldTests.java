@@ -47,7 +47,7 @@ class MinimumHoldTests {
 	 */
 	@AfterEach
 	void removeTokenCounters() {
-		TestServices.deleteRedisKeys("redisson_lock_token:{fencing:lock:" + this.lock + "*");
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
 	}
 
 	/** Every run of the lock, from either context: its start and its context. */
@@ -116,7 +116,7 @@ class MinimumHoldTests {
 			awaitReleases(context);
 			assertThat(tasks.run(this.lock, (token) -> {
 			})).as("a run within the hold").isFalse();
-			long left = redisson(context).getLock(TestServices.lockKey(this.lock)).remainTimeToLive();
+			long left = redisson(context).getLock(TestServices.lockKey(context, this.lock)).remainTimeToLive();
 			assertThat(left).isPositive().isLessThanOrEqualTo(1500);
 			await().atMost(Duration.ofSeconds(10)).until(() -> tasks.run(this.lock, (token) -> {
 			}));
@@ -149,7 +149,7 @@ class MinimumHoldTests {
 					// Until the waiter listens for the lock's release.
 					await().atMost(Duration.ofSeconds(10))
 						.until(() -> redisson
-							.getTopic("redisson_lock__channel:{" + TestServices.lockKey(this.lock) + "}")
+							.getTopic("redisson_lock__channel:{" + TestServices.lockKey(context, this.lock) + "}")
 							.countSubscribers() > 0);
 				})).isTrue();
 			await().atMost(Duration.ofSeconds(15)).until(() -> waiterRan.get() != 0);
@@ -172,7 +172,8 @@ class MinimumHoldTests {
 				.run((token) -> {
 				})).isTrue();
 			awaitReleases(context);
-			assertThat(redisson(context).getLock(TestServices.lockKey(this.lock)).remainTimeToLive()).isPositive()
+			assertThat(redisson(context).getLock(TestServices.lockKey(context, this.lock)).remainTimeToLive())
+				.isPositive()
 				.isLessThanOrEqualTo(2000);
 		});
 	}
@@ -196,7 +197,8 @@ class MinimumHoldTests {
 			}));
 			stale.start();
 			assertThat(staleHolds.await(10, TimeUnit.SECONDS)).isTrue();
-			assertThat(redisson(context).getKeys().delete(TestServices.lockKey(this.lock))).as("Redis loses the lock")
+			assertThat(redisson(context).getKeys().delete(TestServices.lockKey(context, this.lock)))
+				.as("Redis loses the lock")
 				.isOne();
 			Thread newerOwner = new Thread(
 					() -> newerRan.set(tasks.task(this.lock).leaseTime(Duration.ofSeconds(60)).run((token) -> {
@@ -211,14 +213,14 @@ class MinimumHoldTests {
 			newerOwner.start();
 			stale.join(TimeUnit.SECONDS.toMillis(20));
 			awaitReleases(context);
-			assertThat(redisson(context).getLock(TestServices.lockKey(this.lock)).remainTimeToLive())
+			assertThat(redisson(context).getLock(TestServices.lockKey(context, this.lock)).remainTimeToLive())
 				.as("the newer owner's lease")
 				.isGreaterThan(50_000);
 			staleEnded.countDown();
 			newerOwner.join(TimeUnit.SECONDS.toMillis(20));
 			assertThat(newerRan).isTrue();
 			awaitReleases(context);
-			assertThat(redisson(context).getLock(TestServices.lockKey(this.lock)).isLocked())
+			assertThat(redisson(context).getLock(TestServices.lockKey(context, this.lock)).isLocked())
 				.as("released by its owner")
 				.isFalse();
 		});

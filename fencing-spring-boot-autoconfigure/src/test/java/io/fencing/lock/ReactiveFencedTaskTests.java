@@ -39,6 +39,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.reactor.autoconfigure.ReactorAutoConfiguration;
+import org.springframework.context.ApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
@@ -61,7 +62,7 @@ class ReactiveFencedTaskTests {
 	 */
 	@AfterEach
 	void removeTokenCounters() {
-		TestServices.deleteRedisKeys("redisson_lock_token:{fencing:lock:" + this.lock + "*");
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + this.lock + "*");
 	}
 
 	private final StockTable stock = new StockTable();
@@ -95,10 +96,10 @@ class ReactiveFencedTaskTests {
 			this.stock.create(jdbc);
 			Sinks.One<Integer> quantity = Sinks.one();
 			Mono<List<Object>> sync = jobs.sync(quantity.asMono());
-			assertThat(held()).as("nothing happens before subscription").isFalse();
+			assertThat(held(context)).as("nothing happens before subscription").isFalse();
 
 			var result = sync.toFuture();
-			await().atMost(Duration.ofSeconds(10)).until(this::held);
+			await().atMost(Duration.ofSeconds(10)).until(() -> held(context));
 			assertThat(jobs.syncNow(Mono.just(1)).block(Duration.ofSeconds(10))).as("busy while the Mono runs")
 				.isNull();
 			quantity.tryEmitValue(8);
@@ -106,7 +107,7 @@ class ReactiveFencedTaskTests {
 			FencingToken token = (FencingToken) seen.get(0);
 			assertThat(seen).as("token in the Reactor context, then thread and token after each hop")
 				.containsExactly(token, token, true, token, 1);
-			assertThat(held()).as("released when the subscriber sees the result").isFalse();
+			assertThat(held(context)).as("released when the subscriber sees the result").isFalse();
 			assertThat(this.stock.row(jdbc)).containsEntry("quantity", 8).containsEntry("last_token", token.value());
 		});
 	}
@@ -116,9 +117,9 @@ class ReactiveFencedTaskTests {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
 			Disposable ticking = jobs.ticks().subscribe();
-			await().atMost(Duration.ofSeconds(10)).until(this::held);
+			await().atMost(Duration.ofSeconds(10)).until(() -> held(context));
 			ticking.dispose();
-			await().atMost(Duration.ofSeconds(10)).until(() -> !held());
+			await().atMost(Duration.ofSeconds(10)).until(() -> !held(context));
 			assertThat(jobs.ticks().take(2).collectList().block(Duration.ofSeconds(10))).hasSize(2);
 		});
 	}
@@ -128,7 +129,7 @@ class ReactiveFencedTaskTests {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
 			Disposable holder = jobs.ticks().subscribe();
-			await().atMost(Duration.ofSeconds(10)).until(this::held);
+			await().atMost(Duration.ofSeconds(10)).until(() -> held(context));
 			Disposable waiting = jobs.ticksAfterWaiting().subscribe();
 			waiting.dispose();
 			holder.dispose();
@@ -196,7 +197,7 @@ class ReactiveFencedTaskTests {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
 			Disposable ticking = jobs.ticks().subscribe();
-			await().atMost(Duration.ofSeconds(10)).until(this::held);
+			await().atMost(Duration.ofSeconds(10)).until(() -> held(context));
 			assertThat(jobs.syncNow(Mono.just(1)).block(Duration.ofSeconds(10))).isNull();
 			assertThatExceptionOfType(LockBusyException.class)
 				.isThrownBy(() -> jobs.ticksOrFail().blockFirst(Duration.ofSeconds(10)));
@@ -205,9 +206,9 @@ class ReactiveFencedTaskTests {
 		});
 	}
 
-	private boolean held() {
+	private boolean held(ApplicationContext context) {
 		return ":1".equals(RedisServer.command(TestServices.redisHost(), TestServices.redisPort(), "EXISTS",
-				TestServices.lockKey(this.lock)));
+				TestServices.lockKey(context, this.lock)));
 	}
 
 	static class Jobs {

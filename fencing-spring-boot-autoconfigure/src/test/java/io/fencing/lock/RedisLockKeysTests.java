@@ -77,6 +77,27 @@ class RedisLockKeysTests {
 	}
 
 	@Test
+	void withTokensFromRedisTheLockNameIsTheKeySoThatTheCounterKeepsItsName() {
+		this.contextRunner.withPropertyValues("fencing.token-source=redis").run((context) -> {
+			FencingToken token = context.getBean(FencedTasks.class).call(this.lock, (held) -> {
+				assertThat(exists(context, this.lock)).as("the lock's key while it is held").isTrue();
+				return held;
+			}).get();
+			assertThat(token).isNotNull();
+			assertThat(
+					redisson(context).getBucket("redisson_lock_token:{" + this.lock + "}", StringCodec.INSTANCE).get())
+				.isEqualTo(String.valueOf(token.value()));
+		});
+	}
+
+	@Test
+	void theCommandThatRaisesTheCounterQuotesTheKeyForTheShell() {
+		this.contextRunner.withPropertyValues("fencing.token-source=redis", "fencing.redis.key-prefix=it's:")
+			.run((context) -> assertThat(context.getBean(RedissonFencedLocks.class).raiseCounterCommand(this.lock, 42))
+				.endsWith(" 1 'redisson_lock_token:{it'\\''s:" + this.lock + "}' 42"));
+	}
+
+	@Test
 	void anEmptyPrefixMakesTheLockNameTheKey() {
 		this.contextRunner.withPropertyValues("fencing.redis.key-prefix=").run((context) -> {
 			context.getBean(FencedTasks.class)

@@ -98,8 +98,8 @@ class FencingEndpointTests {
 		STOCK.drop(TestServices.h2());
 		// Redisson's token counters of the class's locks, which Redis would keep for
 		// good.
-		TestServices.deleteRedisKeys("redisson_lock_token:{fencing:lock:" + JOB + "*");
-		TestServices.deleteRedisKeys("redisson_lock_token:{fencing:lock:" + REPORT + "*");
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + JOB + "*");
+		TestServices.deleteRedisKeys("redisson_lock_token:{" + REPORT + "*");
 	}
 
 	@Test
@@ -108,7 +108,7 @@ class FencingEndpointTests {
 		long token = (Long) STOCK.row(this.jdbc).get("last_token");
 
 		RedissonClient redisson = this.context.getBean(RedissonClient.class);
-		RFencedLock other = redisson.getFencedLock(TestServices.lockKey(JOB));
+		RFencedLock other = redisson.getFencedLock(TestServices.lockKey(this.context, JOB));
 		// The run's release is sent, not awaited: wait for it to land.
 		assertThat(other.tryLockAndGetToken(5, 5, java.util.concurrent.TimeUnit.SECONDS)).isNotNull();
 		try {

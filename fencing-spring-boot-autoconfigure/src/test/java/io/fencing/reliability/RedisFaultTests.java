@@ -134,7 +134,7 @@ class RedisFaultTests {
 			RedissonClient redisson = context.getBean(RedissonClient.class);
 			List<Collection<Object>> holdCounts = new ArrayList<>();
 			Runnable recordHoldCounts = () -> holdCounts
-				.add(redisson.getMap(TestServices.lockKey(this.lock), StringCodec.INSTANCE).readAllValues());
+				.add(redisson.getMap(TestServices.lockKey(context, this.lock), StringCodec.INSTANCE).readAllValues());
 			assertThat(jobs.run(recordHoldCounts)).isNotNull();
 
 			// Writes wait in Redis for 5 s: the acquisition runs then, after its caller
@@ -184,7 +184,7 @@ class RedisFaultTests {
 					.withMessageContaining("could not replicate the acquisition of lock '" + this.lock + "'");
 				assertThat(ran).hasValue(1);
 				await().atMost(Duration.ofSeconds(10))
-					.untilAsserted(() -> assertThat(master.command("EXISTS", TestServices.lockKey(this.lock)))
+					.untilAsserted(() -> assertThat(master.command("EXISTS", TestServices.lockKey(context, this.lock)))
 						.as("the lock was given back")
 						.isEqualTo(":0"));
 			}

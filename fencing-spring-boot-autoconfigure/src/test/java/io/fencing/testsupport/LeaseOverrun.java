@@ -34,7 +34,7 @@ public final class LeaseOverrun {
 			.leaseTime(lease)
 			.onBusy(OnBusy.FAIL);
 		assertThat(task.run((token) -> await().atMost(Duration.ofSeconds(5))
-			.until(() -> !redisson.getFencedLock(TestServices.lockKey(lockName)).isLocked()))).isTrue();
+			.until(() -> !redisson.getFencedLock(TestServices.lockKey(context, lockName)).isLocked()))).isTrue();
 		assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
 	}
 

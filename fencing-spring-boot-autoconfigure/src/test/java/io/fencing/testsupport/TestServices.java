@@ -63,19 +63,19 @@ public final class TestServices {
 	}
 
 	/**
-	 * The key of lock {@code name} in Redis, under the starter's default
-	 * {@code fencing.redis.key-prefix}.
+	 * The key of lock {@code name} in the Redis of {@code context}'s lock store, under
+	 * the prefix that store uses.
 	 */
-	public static String lockKey(String name) {
-		return "fencing:lock:" + name;
+	public static String lockKey(org.springframework.context.ApplicationContext context, String name) {
+		return context.getBean(io.fencing.lock.RedissonFencedLocks.class).keyOf(name);
 	}
 
 	/**
-	 * Redisson's token counter of lock {@code name} ({@code fencing.token-source=redis}),
-	 * named as Redisson names it from the lock's key.
+	 * Redisson's token counter of lock {@code name} ({@code fencing.token-source=redis},
+	 * whose lock keys are the names themselves unless a prefix is set).
 	 */
 	public static String tokenKey(String name) {
-		return RedissonObject.prefixName("redisson_lock_token", lockKey(name));
+		return RedissonObject.prefixName("redisson_lock_token", name);
 	}
 
 	/**

@@ -126,16 +126,16 @@ class ClusterTopologyTests {
 			assertThat(counters).containsExactlyInAnyOrderElementsOf(names.stream().map(Redisson::tokenKey).toList());
 			for (int i = 0; i < names.size(); i += 37) {
 				String name = names.get(i);
-				long slot = cluster.slotOf(TestServices.lockKey(name));
+				long slot = cluster.slotOf(TestServices.lockKey(context, name));
 				assertThat(cluster.slotOf(Redisson.tokenKey(name))).as("slot of the counter of %s", name)
 					.isEqualTo(slot);
 				if (name.startsWith("{")) {
 					assertThat(slot).isEqualTo(cluster.slotOf(name.substring(0, name.indexOf('}') + 1)));
 				}
-				RedisServer master = cluster.masterOf(TestServices.lockKey(name));
+				RedisServer master = cluster.masterOf(TestServices.lockKey(context, name));
 				assertThat(master.command("GET", Redisson.tokenKey(name)))
 					.isEqualTo(String.valueOf(tokens.get(i).value()));
-				assertThat(master.command("EXISTS", TestServices.lockKey(name))).as("%s was released", name)
+				assertThat(master.command("EXISTS", TestServices.lockKey(context, name))).as("%s was released", name)
 					.isEqualTo(":0");
 			}
 		});
@@ -180,9 +180,9 @@ class ClusterTopologyTests {
 				}
 				await().atMost(Duration.ofSeconds(20)).until(() -> runs.everyLockAcceptedSince(0, 2));
 
-				RedisServer victim = cluster.masterOf(TestServices.lockKey(locks.get(0)));
+				RedisServer victim = cluster.masterOf(TestServices.lockKey(context, locks.get(0)));
 				List<String> onVictim = locks.stream()
-					.filter((lock) -> cluster.masterOf(TestServices.lockKey(lock)) == victim)
+					.filter((lock) -> cluster.masterOf(TestServices.lockKey(context, lock)) == victim)
 					.toList();
 				long killedAt = System.nanoTime();
 				cluster.killMaster(victim);
@@ -207,12 +207,15 @@ class ClusterTopologyTests {
 			});
 	}
 
-	/** The key names that Redisson derives from a lock's key, as it derives them. */
+	/**
+	 * The key names that Redisson derives from a lock's key, as it derives them; with
+	 * {@code fencing.token-source=redis} the key is the lock name.
+	 */
 	private static final class Redisson {
 
-		/** {@code prefix:{key}}, or {@code prefix:key} when the key has a hash tag. */
+		/** {@code prefix:{name}}, or {@code prefix:name} when the name has a hash tag. */
 		static String tokenKey(String lockName) {
-			return prefixed("redisson_lock_token", TestServices.lockKey(lockName));
+			return prefixed("redisson_lock_token", lockName);
 		}
 
 		private static String prefixed(String prefix, String name) {

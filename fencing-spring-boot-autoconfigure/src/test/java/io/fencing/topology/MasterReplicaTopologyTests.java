@@ -73,7 +73,7 @@ class MasterReplicaTopologyTests {
 				List<Long> tokens = new ArrayList<>();
 				for (int run = 0; run < 5; run++) {
 					FencingToken token = jobs.run(this.lock,
-							() -> heldOnMaster.add(master.command("HLEN", TestServices.lockKey(this.lock))));
+							() -> heldOnMaster.add(master.command("HLEN", TestServices.lockKey(context, this.lock))));
 					tokens.add(token.value());
 				}
 				assertThat(heldOnMaster).as("owners of the lock on the master while the body runs")
@@ -82,7 +82,8 @@ class MasterReplicaTopologyTests {
 				assertThat(tokens).isSorted().doesNotHaveDuplicates();
 				assertThat(master.command("GET", TestServices.tokenKey(this.lock)))
 					.isEqualTo(String.valueOf(tokens.get(tokens.size() - 1)));
-				assertThat(master.command("EXISTS", TestServices.lockKey(this.lock))).as("released").isEqualTo(":0");
+				assertThat(master.command("EXISTS", TestServices.lockKey(context, this.lock))).as("released")
+					.isEqualTo(":0");
 				assertThat(ScriptCalls.of(master).calls()).as("scripts run on the master")
 					.isGreaterThan(masterBefore.calls());
 				assertThat(ScriptCalls.of(replica).refused()).as("scripts the replica refused")

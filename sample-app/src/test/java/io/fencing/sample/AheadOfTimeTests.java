@@ -65,7 +65,7 @@ class AheadOfTimeTests {
 					.as("lock scripts run on that Redis")
 					.isTrue();
 				// The tokens come from the database: Redis keeps no counter.
-				assertThat(redis.command("EXISTS", "redisson_lock_token:{fencing:lock:stock-sync}")).isEqualTo(":0");
+				assertThat(redis.command("EXISTS", "redisson_lock_token:{stock-sync}")).isEqualTo(":0");
 			}
 			finally {
 				sample.destroy();

@@ -43,7 +43,7 @@ class TestSampleApplicationTests {
 			// The tokens come from the database: Redis keeps nothing of the released
 			// lock.
 			assertThat(RedisServer.command(redis.getHost(), redis.getPort(), "EXISTS", "fencing:lock:stock-sync",
-					"redisson_lock_token:{fencing:lock:stock-sync}"))
+					"stock-sync", "redisson_lock_token:{stock-sync}"))
 				.isEqualTo(":0");
 		}
 	}

@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.StaleWriterException;
-import io.fencing.autoconfigure.FencingProperties;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.lock.RedissonFencedLocks;
 import io.fencing.sample.ShopNotifier;
 import io.fencing.sample.Stock;
 import io.fencing.sample.StockLevels;
@@ -31,6 +31,7 @@ import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.stereotype.Component;
 
@@ -66,8 +67,11 @@ public class TimelineReplay {
 
 	private final RedissonClient redisson;
 
-	/** The Redis key of the stock-sync lock, under the starter's key prefix. */
-	private final String lockKey;
+	/**
+	 * The Redis key of the stock-sync lock, under the starter's key prefix; {@code null}
+	 * when the locks are rows in the database.
+	 */
+	private final @Nullable String lockKey;
 
 	private final StockLevels levels;
 
@@ -88,13 +92,15 @@ public class TimelineReplay {
 	private @Nullable CompletableFuture<ReplayResult> running;
 
 	public TimelineReplay(ReplayWorkers workers, StockRepository stock, FencedJdbcTemplate jdbc,
-			RedissonClient redisson, FencingProperties fencing, StockLevels levels, ShopNotifier shop) {
+			RedissonClient redisson, ObjectProvider<RedissonFencedLocks> redisLocks, StockLevels levels,
+			ShopNotifier shop) {
 		this.replayThread.setDaemon(true);
 		this.workers = workers;
 		this.stock = stock;
 		this.jdbc = jdbc;
 		this.redisson = redisson;
-		this.lockKey = fencing.getRedis().getKeyPrefix() + "stock-sync";
+		RedissonFencedLocks locks = redisLocks.getIfAvailable();
+		this.lockKey = (locks != null) ? locks.keyOf("stock-sync") : null;
 		this.levels = levels;
 		this.shop = shop;
 	}
@@ -178,7 +184,8 @@ public class TimelineReplay {
 		// The lease the lock really got, by Redis's clock: its time to live, counted from
 		// before the question so that the drawn end is never later than the real one.
 		long askedAt = steps.elapsedMillis();
-		long leaseLeftMillis = this.redisson.getFencedLock(this.lockKey).remainTimeToLive();
+		long leaseLeftMillis = (this.lockKey != null) ? this.redisson.getFencedLock(this.lockKey).remainTimeToLive()
+				: -1;
 		if (leaseLeftMillis > 0) {
 			steps.happenedAt(askedAt + leaseLeftMillis, Owner.A, Kind.LEASE_EXPIRED, tokenA.get().value());
 		}
