@@ -28,6 +28,12 @@ final class FencedWrites {
 	/** Where a value's token is kept: this prefix, and the value's key in its slot. */
 	static final String TOKEN_KEY_PREFIX = "fencing:token:";
 
+	/**
+	 * Where the Redis lock store keeps its locks unless fencing.redis.key-prefix says
+	 * otherwise.
+	 */
+	private static final String LOCK_KEY_PREFIX = "fencing:lock:";
+
 	static final String SET = "set";
 
 	static final String HSET = "hset";
@@ -60,6 +66,11 @@ final class FencedWrites {
 			throw new IllegalArgumentException("Redis key '" + key + "' starts with '" + TOKEN_KEY_PREFIX + "', where "
 					+ "the fenced values keep their tokens: writing it would overwrite another key's token. Give "
 					+ "the value another key");
+		}
+		if (key.startsWith(LOCK_KEY_PREFIX)) {
+			throw new IllegalArgumentException("Redis key '" + key + "' starts with '" + LOCK_KEY_PREFIX + "', where "
+					+ "the Redis lock store keeps its locks: writing it would hold a lock for good. Give the value "
+					+ "another key");
 		}
 		int open = key.indexOf('{');
 		int close = (open >= 0) ? key.indexOf('}', open + 1) : -1;

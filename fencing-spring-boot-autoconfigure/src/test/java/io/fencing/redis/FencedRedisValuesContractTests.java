@@ -129,6 +129,8 @@ abstract class FencedRedisValuesContractTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> values().write(token(1), FencedWrites.tokenKey(this.key), "1"))
 			.withMessageContaining("where the fenced values keep their tokens");
+		assertThatIllegalArgumentException().isThrownBy(() -> values().write(token(1), "fencing:lock:" + this.key, "1"))
+			.withMessageContaining("where the Redis lock store keeps its locks");
 		// An empty tag: Redis hashes the whole key, which no tag can name.
 		for (String key : new String[] { "a{}b", "x{}y{z}" }) {
 			assertThatIllegalArgumentException().isThrownBy(() -> values().write(token(1), key, "1"));
