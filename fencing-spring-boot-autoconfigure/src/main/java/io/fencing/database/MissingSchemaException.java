@@ -1,33 +1,17 @@
 package io.fencing.database;
 
+import io.fencing.run.FencingStartupException;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A table, column, sequence or fence that the starter needs and the database does not
- * have, or does not let the application use: what is missing and what to do, for the
- * startup's report (Boot's failure analysis), which says it once instead of in every
- * exception that wraps it.
+ * have, or does not let the application use: what is missing as the description, and the
+ * DDL or what else to do as the action.
  */
-public final class MissingSchemaException extends IllegalStateException {
-
-	private final String description;
-
-	private final String action;
+public final class MissingSchemaException extends FencingStartupException {
 
 	public MissingSchemaException(String description, String action, @Nullable Throwable cause) {
-		super(description + " " + action, cause);
-		this.description = description;
-		this.action = action;
-	}
-
-	/** What the database cannot give, and why. */
-	public String getDescription() {
-		return this.description;
-	}
-
-	/** How to create the schema, or to do without it. */
-	public String getAction() {
-		return this.action;
+		super(description, action, cause);
 	}
 
 }

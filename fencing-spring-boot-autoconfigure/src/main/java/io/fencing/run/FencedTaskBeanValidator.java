@@ -169,9 +169,9 @@ public class FencedTaskBeanValidator
 				hints.add(hint);
 			}
 		}
-		String message = "fencing.tasks has settings for " + unknown.stream().map((name) -> "'" + name + "'").toList()
+		String problem = "fencing.tasks has settings for " + unknown.stream().map((name) -> "'" + name + "'").toList()
 				+ ", which no @FencedTask has" + (hints.isEmpty() ? "" : ": " + String.join("; ", hints));
-		message += (message.endsWith("?") ? " " : ". ") + "The tasks are " + known;
+		String message = problem + (problem.endsWith("?") ? " " : ". ") + "The tasks are " + known;
 		if (unseenBeans) {
 			logger.warn(message + " (not failing the startup: lazy beans not created yet may have these tasks)");
 			return;
@@ -180,7 +180,8 @@ public class FencedTaskBeanValidator
 			logger.warn(message + " (not failing the startup: this test slice holds a part of the application)");
 			return;
 		}
-		throw new IllegalStateException(message);
+		throw new FencingStartupException(problem + (problem.endsWith("?") ? "" : "."),
+				"The tasks are " + known + ": key the settings by one of them, or remove them.", null);
 	}
 
 	/**
@@ -261,15 +262,21 @@ public class FencedTaskBeanValidator
 
 	private static void checkIntercepted(Object bean, String beanName, Method method, FencedTaskMethod task) {
 		if (!(bean instanceof Advised advised) || !hasFencedTaskAdvisor(advised)) {
-			throw new IllegalStateException(task.description() + " would run without a lock: bean '" + beanName
-					+ "' is not proxied by Spring AOP. Keep spring.aop.auto and spring.aop.proxy-target-class enabled "
-					+ "(the defaults), or register an auto-proxy creator");
+			throw new FencingStartupException(
+					task.description() + " would run without a lock: bean '" + beanName
+							+ "' is not proxied by Spring AOP.",
+					"Keep spring.aop.auto and spring.aop.proxy-target-class enabled (the defaults), or register an "
+							+ "auto-proxy creator.",
+					null);
 		}
 		if (AopUtils.isJdkDynamicProxy(bean)
 				&& !ClassUtils.hasMethod(bean.getClass(), method.getName(), method.getParameterTypes())) {
-			throw new IllegalStateException(task.description() + " would run without a lock: bean '" + beanName
-					+ "' is a JDK interface proxy and the method is not declared on its interfaces. Declare it on the "
-					+ "interface, or use class proxies (spring.aop.proxy-target-class=true, the default)");
+			throw new FencingStartupException(
+					task.description() + " would run without a lock: bean '" + beanName
+							+ "' is a JDK interface proxy and the method is not declared on its interfaces.",
+					"Declare it on the interface, or use class proxies (spring.aop.proxy-target-class=true, the "
+							+ "default).",
+					null);
 		}
 	}
 

@@ -164,19 +164,21 @@ public class FencedTaskResolver {
 	private static void checkMethod(Method method, String description) {
 		int modifiers = method.getModifiers();
 		if (Modifier.isStatic(modifiers) || Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers)) {
-			throw new IllegalStateException(description + " cannot be intercepted: the method is "
-					+ Modifier.toString(modifiers & (Modifier.STATIC | Modifier.PRIVATE | Modifier.FINAL))
-					+ "; make it a public, non-final instance method");
+			throw new FencingStartupException(description + " cannot be intercepted: the method is "
+					+ Modifier.toString(modifiers & (Modifier.STATIC | Modifier.PRIVATE | Modifier.FINAL)) + ".",
+					"Make it a public, non-final instance method.", null);
 		}
 		Class<?> returnType = method.getReturnType();
 		if (returnType.isPrimitive() && returnType != void.class) {
-			throw new IllegalStateException(description + " returns the primitive " + returnType.getName()
-					+ ", which has no value for a skipped run; return void, a wrapper type or an Optional");
+			throw new FencingStartupException(
+					description + " returns the primitive " + returnType.getName()
+							+ ", which has no value for a skipped run.",
+					"Return void, a wrapper type or an Optional.", null);
 		}
 		if (FencedTaskMethod.ReturnKind.of(returnType) == FencedTaskMethod.ReturnKind.UNSUPPORTED_ASYNCHRONOUS) {
-			throw new IllegalStateException(description + " returns " + returnType.getName()
-					+ ", whose end the lock cannot follow, so it would be released before the asynchronous work ends; "
-					+ "return CompletableFuture, CompletionStage, Mono or Flux, or make the method synchronous");
+			throw new FencingStartupException(description + " returns " + returnType.getName()
+					+ ", whose end the lock cannot follow, so it would be released before the asynchronous work ends.",
+					"Return CompletableFuture, CompletionStage, Mono or Flux, or make the method synchronous.", null);
 		}
 	}
 
@@ -189,8 +191,8 @@ public class FencedTaskResolver {
 			return DurationStyle.detectAndParse(resolved.trim());
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(description + ": " + attribute + " '" + resolved
-					+ "' is not a duration; use for example 5s, 500ms or PT5S");
+			throw new FencingStartupException(description + ": " + attribute + " '" + resolved + "' is not a duration.",
+					"Use for example 5s, 500ms or PT5S.", null);
 		}
 	}
 
@@ -219,7 +221,8 @@ public class FencedTaskResolver {
 			return (resolved != null) ? resolved : value;
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(description + ": " + ex.getMessage());
+			throw new FencingStartupException(description + ": " + ex.getMessage() + ".",
+					"Define the property, or give the placeholder a default (${name:default}).", null);
 		}
 	}
 

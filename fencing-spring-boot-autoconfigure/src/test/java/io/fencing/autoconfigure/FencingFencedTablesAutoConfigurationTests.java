@@ -113,7 +113,7 @@ class FencingFencedTablesAutoConfigurationTests {
 		this.contextRunner
 			.withPropertyValues("fencing.jdbc.fenced-tables=stock", "fencing.jdbc.initialize-schema=never")
 			.run((context) -> {
-				FailureAnalysis analysis = new SchemaFailureAnalyzer().analyze(context.getStartupFailure());
+				FailureAnalysis analysis = new FencingStartupFailureAnalyzer().analyze(context.getStartupFailure());
 				assertThat(analysis).isNotNull();
 				assertThat(analysis.getDescription()).isEqualTo("Fenced table stock (fencing.jdbc.fenced-tables) "
 						+ "does not carry the database fence on its token column last_token, so writes to it are "
@@ -126,7 +126,7 @@ class FencingFencedTablesAutoConfigurationTests {
 	@Test
 	void aMissingTableIsReportedByTheFailureAnalysisNamingTheProperty() {
 		this.contextRunner.withPropertyValues("fencing.jdbc.fenced-tables=stok").run((context) -> {
-			FailureAnalysis analysis = new SchemaFailureAnalyzer().analyze(context.getStartupFailure());
+			FailureAnalysis analysis = new FencingStartupFailureAnalyzer().analyze(context.getStartupFailure());
 			assertThat(analysis).isNotNull();
 			assertThat(analysis.getDescription()).startsWith(
 					"fencing.jdbc.fenced-tables names table stok, which the database does not have (in schema ");
