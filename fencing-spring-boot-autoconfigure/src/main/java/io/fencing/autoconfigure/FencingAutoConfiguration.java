@@ -26,6 +26,7 @@ import io.fencing.run.FencedTaskBeanValidator;
 import io.fencing.run.FencedTaskInterceptor;
 import io.fencing.run.FencedTaskResolver;
 import io.fencing.run.FencedTaskRunner;
+import io.fencing.run.FencingStartupException;
 import io.fencing.run.RunListener;
 import io.fencing.run.TaskSettings;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -123,13 +124,16 @@ public final class FencingAutoConfiguration {
 			// The chosen store's configuration found what it needs missing.
 			boolean database = OnLockStore.chosen(environment,
 					resourceLoader.getClassLoader()) == FencingProperties.LockStoreType.DATABASE;
-			throw new IllegalStateException(database
-					? "fencing.lock-store=database takes the locks in the application's DataSource through Spring "
-							+ "JDBC, which is not on the class path: add spring-boot-starter-jdbc (the starter brings it "
-							+ "unless it is excluded)"
-					: "fencing.lock-store=redis takes the locks in Redis through Redisson, which is not on the class "
-							+ "path: add org.redisson:redisson (the starter brings it unless it is excluded), or set "
-							+ "fencing.lock-store=database to take them in the application's database");
+			throw database ? new FencingStartupException(
+					"fencing.lock-store=database takes the locks in the application's DataSource through Spring JDBC, "
+							+ "which is not on the class path.",
+					"Add spring-boot-starter-jdbc (the starter brings it unless it is excluded).", null)
+					: new FencingStartupException(
+							"fencing.lock-store=redis takes the locks in Redis through Redisson, which is not on the "
+									+ "class path.",
+							"Add org.redisson:redisson (the starter brings it unless it is excluded), or set "
+									+ "fencing.lock-store=database to take them in the application's database.",
+							null);
 		}
 		TokenSource source = null;
 		if (locks instanceof DatabaseFencedLocks) {
@@ -142,18 +146,22 @@ public final class FencingAutoConfiguration {
 		else if (locks.issuesTokens() && fencing.getTokenSource() == FencingProperties.TokenSourceType.DATABASE) {
 			// Its tokens would not be the database's: the database would issue them
 			// again.
-			throw new IllegalStateException("fencing.token-source=database, but the fenced locks ("
-					+ locks.description() + ") issue tokens of their own, which the database's sequence does not "
-					+ "know and would issue again to another owner. Set fencing.token-source=redis to use the "
-					+ "locks' tokens, or use locks that issue none (FencedLocks.issuesTokens() false; in tests, "
-					+ "new InMemoryFencedLocks(false), or no InMemoryFencedLocks bean of your own)");
+			throw new FencingStartupException(
+					"fencing.token-source=database, but the fenced locks (" + locks.description()
+							+ ") issue tokens of their own, which the database's sequence does not "
+							+ "know and would issue again to another owner.",
+					"Set fencing.token-source=redis to use the locks' tokens, or use locks that issue none "
+							+ "(FencedLocks.issuesTokens() false; in tests, new InMemoryFencedLocks(false), or no "
+							+ "InMemoryFencedLocks bean of your own).",
+					null);
 		}
 		if (!locks.issuesTokens()) {
 			source = tokenSource.getIfAvailable();
 			if (source == null) {
-				throw new IllegalStateException("fencing.token-source=database takes each token from a sequence in "
-						+ "the application's DataSource, and there is no single DataSource with spring-jdbc: define "
-						+ "one, or set fencing.token-source=redis");
+				throw new FencingStartupException(
+						"fencing.token-source=database takes each token from a sequence in "
+								+ "the application's DataSource, and there is no single DataSource with spring-jdbc.",
+						"Define one, or set fencing.token-source=redis.", null);
 			}
 			if (source instanceof JdbcTokenSource jdbc) {
 				jdbc.checkSchema();
@@ -295,9 +303,11 @@ public final class FencingAutoConfiguration {
 			}
 			DataSource dataSource = dataSources.getIfUnique();
 			if (dataSource == null) {
-				throw new IllegalStateException("fencing.lock-store=database takes the locks in the application's "
-						+ "DataSource, and there is no single DataSource: define one (spring.datasource.url), mark one "
-						+ "@Primary, or set fencing.lock-store=redis");
+				throw new FencingStartupException(
+						"fencing.lock-store=database takes the locks in the application's DataSource, and there is no "
+								+ "single DataSource.",
+						"Define one (spring.datasource.url), mark one @Primary, or set fencing.lock-store=redis.",
+						null);
 			}
 			// The schema first, when the starter creates it.
 			schema.ifAvailable((initializer) -> {

@@ -10,6 +10,7 @@ import io.fencing.fence.FencedDataSourcePostProcessor;
 import io.fencing.fence.FencedTable;
 import io.fencing.fence.FencedTableSource;
 import io.fencing.fence.FencedTables;
+import io.fencing.run.FencingStartupException;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -65,8 +66,9 @@ public final class FencingFencedTablesAutoConfiguration {
 		DataSource dataSource = dataSources.getIfUnique();
 		Supplier<DataSource> tablesDataSource = () -> {
 			if (dataSource == null) {
-				throw new IllegalStateException("The fenced tables need one DataSource to check them in, and the "
-						+ "application has several; mark the one that holds them @Primary");
+				throw new FencingStartupException(
+						"The fenced tables need one DataSource to check them in, and the application has several.",
+						"Mark the one that holds them @Primary.", null);
 			}
 			return dataSource;
 		};

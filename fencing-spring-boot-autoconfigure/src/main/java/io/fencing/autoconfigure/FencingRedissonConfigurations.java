@@ -8,6 +8,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.fencing.lock.FencedLocks;
+import io.fencing.run.FencingStartupException;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.yaml.snakeyaml.error.Mark;
@@ -162,10 +163,10 @@ final class FencingRedissonConfigurations {
 
 		@Bean
 		FencingRedissonConfig fencingRedissonConfig() {
-			throw new IllegalStateException("@FencedTask needs a Redis, and the fencing starter found no "
+			throw new FencingStartupException("@FencedTask needs a Redis, and the fencing starter found no "
 					+ "RedissonClient bean, no fencing.redis.config and no Boot Redis connection details "
 					+ "(DataRedisConnectionDetails, from spring-boot-data-redis, which the fencing starter brings; "
-					+ "is DataRedisAutoConfiguration excluded?). Provide one of the three.");
+					+ "is DataRedisAutoConfiguration excluded?).", "Provide one of the three.", null);
 		}
 
 	}

@@ -7,6 +7,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.fencing.http.FencedEndpointMethods.WebStack;
+import io.fencing.run.FencingStartupException;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Hooks;
 
@@ -76,10 +77,12 @@ class FencedEndpointBeanValidator
 			try {
 				this.methods.check(method, this.stack);
 				if (!advised) {
-					throw new IllegalStateException("@FencedEndpoint on " + FencedEndpointMethods.describe(method)
-							+ " would run without the caller's token: the bean is not proxied by Spring AOP. Keep "
-							+ "spring.aop.auto and spring.aop.proxy-target-class enabled (the defaults), or register "
-							+ "an auto-proxy creator");
+					throw new FencingStartupException(
+							"@FencedEndpoint on " + FencedEndpointMethods.describe(method)
+									+ " would run without the caller's token: the bean is not proxied by Spring AOP.",
+							"Keep spring.aop.auto and spring.aop.proxy-target-class enabled (the defaults), or "
+									+ "register an auto-proxy creator.",
+							null);
 				}
 			}
 			catch (IllegalStateException ex) {
@@ -109,19 +112,21 @@ class FencedEndpointBeanValidator
 		}
 		String where = "@FencedEndpoint on " + new TreeSet<>(this.endpoints);
 		if (!ClassUtils.isPresent(CONTEXT_REGISTRY, this.classLoader)) {
-			throw new IllegalStateException(where + " cannot be honoured: io.micrometer:context-propagation is not "
+			throw new FencingStartupException(where + " cannot be honoured: io.micrometer:context-propagation is not "
 					+ "on the class path, so the received token cannot follow the Reactor pipeline to the threads "
-					+ "its blocking writes run on (boundedElastic), and they would find no token. Add the "
-					+ "dependency io.micrometer:context-propagation (fencing-spring-boot-starter brings it; Boot "
-					+ "manages its version)");
+					+ "its blocking writes run on (boundedElastic), and they would find no token.",
+					"Add the dependency io.micrometer:context-propagation (fencing-spring-boot-starter brings it; "
+							+ "Boot manages its version).",
+					null);
 		}
 		// Reactor is there in a WebFlux application only.
 		if (!Hooks.isAutomaticContextPropagationEnabled()) {
-			throw new IllegalStateException(where + " cannot be honoured: Reactor's automatic context "
+			throw new FencingStartupException(where + " cannot be honoured: Reactor's automatic context "
 					+ "propagation is off, so the received token stays in the Reactor context and the endpoints' "
-					+ "blocking writes on other threads (boundedElastic) would find no token. Set "
-					+ "spring.reactor.context-propagation=auto, or call "
-					+ "Hooks.enableAutomaticContextPropagation() before the application starts");
+					+ "blocking writes on other threads (boundedElastic) would find no token.",
+					"Set spring.reactor.context-propagation=auto, or call Hooks.enableAutomaticContextPropagation() "
+							+ "before the application starts.",
+					null);
 		}
 	}
 

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
 
+import io.fencing.run.FencingStartupException;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.metamodel.mapping.AttributeMapping;
 import org.hibernate.metamodel.mapping.BasicValuedModelPart;
@@ -55,27 +56,31 @@ record FencedEntity(String entityName, String column, List<String> tables) {
 		BasicValuedModelPart token = tokenAttribute(persister, path, persister.getEntityName());
 		if (token == null) {
 			if (annotated(persister.getMappedClass())) {
-				throw new IllegalStateException("@FencingTokenColumn in " + persister.getEntityName() + " is on no "
+				throw new FencingStartupException("@FencingTokenColumn in " + persister.getEntityName() + " is on no "
 						+ "persistent attribute Hibernate maps (a @Transient field, or a getter of field access?), so "
-						+ "the entity's table would not be fenced: put it on the field of the token column");
+						+ "the entity's table would not be fenced.", "Put it on the field of the token column.", null);
 			}
 			return null;
 		}
 		String attribute = String.join(".", path);
 		Class<?> type = token.getJdbcMapping().getJavaTypeDescriptor().getJavaTypeClass();
 		if (type != Long.class && type != long.class) {
-			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
-					+ " must be on a long or Long attribute, not " + type.getName());
+			throw new FencingStartupException(
+					"@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
+							+ " must be on a long or Long attribute, not " + type.getName() + ".",
+					"Put it on the token column's attribute, of type long or Long.", null);
 		}
 		if (token.isFormula()) {
-			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
-					+ " must be on a column, not a formula");
+			throw new FencingStartupException(
+					"@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
+							+ " must be on a column, not a formula.",
+					"Put it on the attribute of the token column.", null);
 		}
 		if (persister.getVersionMapping() != null
 				&& persister.getVersionMapping().getVersionAttribute().getAttributeName().equals(attribute)) {
-			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
+			throw new FencingStartupException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
 					+ " is also its @Version: the database fence writes the token there, and the version check "
-					+ "would then fail; keep the token and the version in columns of their own");
+					+ "would then fail.", "Keep the token and the version in columns of their own.", null);
 		}
 		String table = token.getContainingTableExpression();
 		String column = token.getSelectionExpression();

@@ -168,7 +168,7 @@ class FencingFencedTablesAutoConfigurationTests {
 			.withBean("second", DataSource.class, FencingFencedTablesAutoConfigurationTests::databaseWithStock)
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
-				.hasStackTraceContaining("has several; mark the one that holds them @Primary"));
+				.hasStackTraceContaining("has several. Mark the one that holds them @Primary."));
 	}
 
 	@Test

@@ -7,9 +7,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
@@ -42,6 +45,23 @@ class FencingStartupFailureAnalyzerTests {
 			.contains("Description:\n\nfencing.tasks has settings for ['countng'], which no @FencedTask has: did you "
 					+ "mean 'counting'?\n")
 			.contains("Action:\n\nThe tasks are [counting]: key the settings by one of them, or remove them.");
+	}
+
+	@Test
+	void theDatabaseLockStoreWithoutADataSourceIsDescribedWithWhatToDefine() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, FencingAutoConfiguration.class,
+					FencingTokenSourceAutoConfiguration.class))
+			.withPropertyValues("fencing.lock-store=database")
+			.withBean(BoxedJob.class)
+			.run((context) -> {
+				FailureAnalysis analysis = new FencingStartupFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription()).isEqualTo("fencing.lock-store=database takes the locks in the "
+						+ "application's DataSource, and there is no single DataSource.");
+				assertThat(analysis.getAction()).isEqualTo(
+						"Define one (spring.datasource.url), mark one @Primary, or set fencing.lock-store=redis.");
+			});
 	}
 
 	private static void start(Class<?> application, String... args) {
