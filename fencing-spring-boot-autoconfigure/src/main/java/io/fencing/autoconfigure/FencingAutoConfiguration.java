@@ -118,7 +118,8 @@ public final class FencingAutoConfiguration {
 	@ConditionalOnMissingBean
 	FencedTaskRunner fencedTaskRunner(ObjectProvider<FencedLocks> fencedLocks, ObjectProvider<TokenSource> tokenSource,
 			ObjectProvider<RunListener> listeners, ObjectProvider<DeferredWrites> deferredWrites,
-			FencingProperties fencing, Environment environment, ResourceLoader resourceLoader) {
+			ObjectProvider<DataSource> dataSources, FencingProperties fencing, Environment environment,
+			ResourceLoader resourceLoader) {
 		FencedLocks locks = fencedLocks.getIfAvailable();
 		if (locks == null) {
 			// The chosen store's configuration found what it needs missing.
@@ -158,10 +159,15 @@ public final class FencingAutoConfiguration {
 		if (!locks.issuesTokens()) {
 			source = tokenSource.getIfAvailable();
 			if (source == null) {
+				boolean several = dataSources.stream().limit(2).count() > 1;
 				throw new FencingStartupException(
-						"fencing.token-source=database takes each token from a sequence in "
-								+ "the application's DataSource, and there is no single DataSource with spring-jdbc.",
-						"Define one, or set fencing.token-source=redis.", null);
+						"fencing.token-source=database takes each token from a sequence in the application's "
+								+ "DataSource, and "
+								+ (several ? "there are several, none of them @Primary."
+										: "there is no DataSource with spring-jdbc."),
+						several ? "Mark the one that holds the sequence @Primary, or set fencing.token-source=redis."
+								: "Define one (spring.datasource.url), or set fencing.token-source=redis.",
+						null);
 			}
 			if (source instanceof JdbcTokenSource jdbc) {
 				jdbc.checkSchema();

@@ -66,9 +66,9 @@ public final class FencingFencedTablesAutoConfiguration {
 		DataSource dataSource = dataSources.getIfUnique();
 		Supplier<DataSource> tablesDataSource = () -> {
 			if (dataSource == null) {
-				throw new FencingStartupException(
-						"The fenced tables need one DataSource to check them in, and the application has several.",
-						"Mark the one that holds them @Primary.", null);
+				throw new FencingStartupException("The fenced tables (fencing.jdbc.fenced-tables and the tables of "
+						+ "@FencingTokenColumn entities) need one DataSource to check them in, and the application has "
+						+ "several.", "Mark the one that holds them @Primary.", null);
 			}
 			return dataSource;
 		};

@@ -10,6 +10,7 @@ import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import io.fencing.run.FencingStartupException;
 import io.fencing.run.NearestNames;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -67,7 +68,9 @@ final class FencingKeys implements EnvironmentAware, InitializingBean {
 				(source) -> !isSystemProperties(source) && !isEnvironmentVariables(source));
 		if (!unknown.isEmpty()) {
 			// The message says all: Boot's own would be the root cause otherwise.
-			throw new IllegalStateException(message(unknown, settings(PREFIX, FencingProperties.class)));
+			List<String> settings = settings(PREFIX, FencingProperties.class);
+			throw new FencingStartupException(unknownSettings(unknown, settings),
+					"Correct the key, or remove it. The fencing settings are: " + settings, null);
 		}
 		Set<ConfigurationProperty> unknownSystemProperties = unknown(this.environment, FencingKeys::isSystemProperties);
 		if (!unknownSystemProperties.isEmpty()) {
@@ -109,13 +112,18 @@ final class FencingKeys implements EnvironmentAware, InitializingBean {
 	}
 
 	private static String message(Set<ConfigurationProperty> unknown, List<String> settings) {
+		return unknownSettings(unknown, settings) + "\nThe fencing settings are: " + settings;
+	}
+
+	/** One line per unknown key: where it was set, and the nearest setting. */
+	private static String unknownSettings(Set<ConfigurationProperty> unknown, List<String> settings) {
 		return unknown.stream()
 			.sorted(Comparator.comparing((property) -> property.getName().toString()))
 			.map((property) -> {
 				String origin = (property.getOrigin() != null) ? " (" + property.getOrigin() + ")" : "";
 				return "Unknown setting " + property.getName() + origin + ": " + advice(property.getName(), settings);
 			})
-			.collect(Collectors.joining("\n", "", "\nThe fencing settings are: " + settings));
+			.collect(Collectors.joining("\n"));
 	}
 
 	/**

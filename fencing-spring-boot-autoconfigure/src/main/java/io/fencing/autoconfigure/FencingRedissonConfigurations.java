@@ -163,10 +163,14 @@ final class FencingRedissonConfigurations {
 
 		@Bean
 		FencingRedissonConfig fencingRedissonConfig() {
-			throw new FencingStartupException("@FencedTask needs a Redis, and the fencing starter found no "
+			throw new FencingStartupException("The Redis lock store needs a Redis, and the fencing starter found no "
 					+ "RedissonClient bean, no fencing.redis.config and no Boot Redis connection details "
-					+ "(DataRedisConnectionDetails, from spring-boot-data-redis, which the fencing starter brings; "
-					+ "is DataRedisAutoConfiguration excluded?).", "Provide one of the three.", null);
+					+ "(DataRedisConnectionDetails, from spring-boot-data-redis, which the fencing starter brings, "
+					+ "unless DataRedisAutoConfiguration is excluded).",
+					"Set spring.data.redis.url (with DataRedisAutoConfiguration not excluded), set "
+							+ "fencing.redis.config to a Redisson YAML file, define a RedissonClient bean, or set "
+							+ "fencing.lock-store=database to take the locks in the application's database.",
+					null);
 		}
 
 	}

@@ -180,8 +180,8 @@ public class FencedTaskBeanValidator
 			logger.warn(message + " (not failing the startup: this test slice holds a part of the application)");
 			return;
 		}
-		throw new FencingStartupException(problem + (problem.endsWith("?") ? "" : "."),
-				"The tasks are " + known + ": key the settings by one of them, or remove them.", null);
+		throw new FencingStartupException(message + ".",
+				"Key each setting of fencing.tasks by one of those tasks, or remove it.", null);
 	}
 
 	/**

@@ -30,7 +30,8 @@ abstract sealed class LockNameTemplate {
 		if (!name.contains(TEMPLATE.getExpressionPrefix())) {
 			String problem = LockNames.problem(name);
 			if (problem != null) {
-				throw new IllegalStateException(description + ": " + problem);
+				throw new FencingStartupException(description + ": " + problem + ".",
+						"Name the lock with a non-blank name whose hash tag, if any, is one non-empty {...}.", null);
 			}
 			return new Fixed(name);
 		}
@@ -38,8 +39,11 @@ abstract sealed class LockNameTemplate {
 			return new Spel(name, PARSER.parseExpression(name, TEMPLATE));
 		}
 		catch (ParseException ex) {
-			throw new IllegalStateException(
-					description + ": the lock name '" + name + "' is not a valid SpEL template: " + ex.getMessage(),
+			throw new FencingStartupException(
+					description + ": the lock name '" + name + "' is not a valid SpEL template: " + ex.getMessage()
+							+ ".",
+					"Write the lock name as text with #{...} expressions over the method's arguments, for example "
+							+ "stock-sync:#{#sku}.",
 					ex);
 		}
 	}

@@ -37,31 +37,37 @@ public record TaskSettings(@Nullable Duration leaseTime, @Nullable Duration wait
 	TaskSettings check(UnaryOperator<String> name) {
 		if (this.leaseTime != null && this.leaseTime.compareTo(Duration.ofMillis(1)) < 0) {
 			// Redisson takes milliseconds: a shorter lease would become 0, the watchdog.
-			throw new IllegalStateException(name.apply("lease-time") + " must be at least 1ms, was " + this.leaseTime
-					+ "; leave it unset for the watchdog lease");
+			throw new FencingStartupException(
+					name.apply("lease-time") + " must be at least 1ms, was " + this.leaseTime + ".",
+					"Give a lease of at least 1ms, or leave it unset for the watchdog lease.", null);
 		}
 		if (this.leaseTime != null && this.leaseTime.compareTo(LONGEST) > 0) {
-			throw new IllegalStateException(name.apply("lease-time") + " must be at most " + LONGEST.toDays()
-					+ "d (100 years), was " + this.leaseTime + "; leave it unset for the watchdog lease");
+			throw new FencingStartupException(
+					name.apply("lease-time") + " must be at most " + LONGEST.toDays() + "d (100 years), was "
+							+ this.leaseTime + ".",
+					"Give a shorter lease, or leave it unset for the watchdog lease.", null);
 		}
 		if (this.waitTime != null && this.waitTime.isNegative()) {
-			throw new IllegalStateException(name.apply("wait-time") + " must not be negative, was " + this.waitTime);
+			throw new FencingStartupException(
+					name.apply("wait-time") + " must not be negative, was " + this.waitTime + ".",
+					"Give 0s for one attempt, or how long to wait for a busy lock.", null);
 		}
 		if (this.waitTime != null && this.waitTime.compareTo(LONGEST) > 0) {
-			throw new IllegalStateException(name.apply("wait-time") + " must be at most " + LONGEST.toDays()
-					+ "d (100 years), was " + this.waitTime);
+			throw new FencingStartupException(name.apply("wait-time") + " must be at most " + LONGEST.toDays()
+					+ "d (100 years), was " + this.waitTime + ".", "Give a shorter wait.", null);
 		}
 		if (this.holdAtLeast != null && this.holdAtLeast.isNegative()) {
-			throw new IllegalStateException(
-					name.apply("hold-at-least") + " must not be negative, was " + this.holdAtLeast);
+			throw new FencingStartupException(
+					name.apply("hold-at-least") + " must not be negative, was " + this.holdAtLeast + ".",
+					"Give 0s to release the lock when the run ends, or how long to hold it at least.", null);
 		}
 		if (this.holdAtLeast != null && this.holdAtLeast.compareTo(LONGEST) > 0) {
-			throw new IllegalStateException(name.apply("hold-at-least") + " must be at most " + LONGEST.toDays()
-					+ "d (100 years), was " + this.holdAtLeast);
+			throw new FencingStartupException(name.apply("hold-at-least") + " must be at most " + LONGEST.toDays()
+					+ "d (100 years), was " + this.holdAtLeast + ".", "Give a shorter hold.", null);
 		}
 		if (this.onBusy == OnBusy.DEFAULT) {
-			throw new IllegalStateException(name.apply("on-busy") + ": 'default' is not an on-busy setting: write skip "
-					+ "(the method returns null, or an empty Optional) or fail (LockBusyException)");
+			throw new FencingStartupException(name.apply("on-busy") + ": 'default' is not an on-busy setting.",
+					"Write skip (the method returns null, or an empty Optional) or fail (LockBusyException).", null);
 		}
 		return this;
 	}
@@ -76,9 +82,10 @@ public record TaskSettings(@Nullable Duration leaseTime, @Nullable Duration wait
 	public static void checkHoldWithinLease(Duration holdAtLeast, @Nullable Duration leaseTime, String holdName,
 			String leaseName) {
 		if (leaseTime != null && holdAtLeast.compareTo(leaseTime) > 0) {
-			throw new IllegalStateException(holdName + " (" + holdAtLeast + ") is longer than the fixed lease "
-					+ leaseName + " (" + leaseTime + "), which ends the lock first; shorten the hold, lengthen the "
-					+ "lease, or leave the lease unset for the watchdog");
+			throw new FencingStartupException(
+					holdName + " (" + holdAtLeast + ") is longer than the fixed lease " + leaseName + " (" + leaseTime
+							+ "), which ends the lock first.",
+					"Shorten the hold, lengthen the lease, or leave the lease unset for the watchdog.", null);
 		}
 	}
 

@@ -43,8 +43,19 @@ class FencingStartupFailureAnalyzerTests {
 		assertThatException().isThrownBy(() -> start(TypoApplication.class, "--fencing.tasks.countng.lease-time=5s"));
 		assertThat(output).contains("APPLICATION FAILED TO START")
 			.contains("Description:\n\nfencing.tasks has settings for ['countng'], which no @FencedTask has: did you "
-					+ "mean 'counting'?\n")
-			.contains("Action:\n\nThe tasks are [counting]: key the settings by one of them, or remove them.");
+					+ "mean 'counting'? The tasks are [counting].\n")
+			.contains("Action:\n\nKey each setting of fencing.tasks by one of those tasks, or remove it.");
+	}
+
+	@Test
+	void anUnknownSettingAndAnInvalidOneAreDescribedWithTheirFix(CapturedOutput output) {
+		assertThatException().isThrownBy(() -> start(TypoApplication.class, "--fencing.wait-tme=5s"));
+		assertThat(output).contains("Description:\n\nUnknown setting fencing.wait-tme (")
+			.contains("did you mean fencing.wait-time?\n")
+			.contains("Action:\n\nCorrect the key, or remove it. The fencing settings are: [");
+		assertThatException().isThrownBy(() -> start(TypoApplication.class, "--fencing.lease-time=0s"));
+		assertThat(output).contains("Description:\n\nfencing.lease-time must be at least 1ms, was PT0S.\n")
+			.contains("Action:\n\nGive a lease of at least 1ms, or leave it unset for the watchdog lease.");
 	}
 
 	@Test
