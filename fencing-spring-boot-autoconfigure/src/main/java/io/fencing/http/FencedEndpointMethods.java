@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.fencing.run.FencingStartupException;
 import org.reactivestreams.Publisher;
 
 import org.springframework.core.ResolvableType;
@@ -54,13 +55,15 @@ class FencedEndpointMethods {
 			lockName = this.environment.resolveRequiredPlaceholders(endpoint.value());
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException("@FencedEndpoint(\"" + endpoint.value() + "\") on " + describe(method)
-					+ ": " + ex.getMessage() + "; define the property or write the lock name", ex);
+			throw new FencingStartupException("@FencedEndpoint(\"" + endpoint.value() + "\") on " + describe(method)
+					+ ": " + ex.getMessage() + ".", "Define the property, or write the lock name.", ex);
 		}
 		if (lockName.isBlank()) {
-			throw new IllegalStateException("@FencedEndpoint(\"" + endpoint.value() + "\") on " + describe(method)
-					+ " names no lock: give the name of the lock whose tokens it accepts, as the calling task "
-					+ "names it (@FencedTask(\"stock-sync\") calls a @FencedEndpoint(\"stock-sync\"))");
+			throw new FencingStartupException(
+					"@FencedEndpoint(\"" + endpoint.value() + "\") on " + describe(method) + " names no lock.",
+					"Give the name of the lock whose tokens it accepts, as the calling task names it "
+							+ "(@FencedTask(\"stock-sync\") calls a @FencedEndpoint(\"stock-sync\")).",
+					null);
 		}
 		return lockName;
 	}
@@ -74,27 +77,31 @@ class FencedEndpointMethods {
 		lockName(method);
 		String where = "@FencedEndpoint on " + describe(method);
 		if (stack == WebStack.NONE) {
-			throw new IllegalStateException(where + " cannot be honoured: this application is not a web application, "
-					+ "so no request brings it a token. Remove the annotation, or run the application as a Spring MVC "
-					+ "or WebFlux application");
+			throw new FencingStartupException(
+					where + " cannot be honoured: this application is not a web application, "
+							+ "so no request brings it a token.",
+					"Remove the annotation, or run the application as a Spring MVC or WebFlux application.", null);
 		}
 		int modifiers = method.getModifiers();
 		if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers) || Modifier.isStatic(modifiers)) {
-			throw new IllegalStateException(where + " cannot be honoured: it is private, final or static, so Spring "
-					+ "AOP cannot bind the request's token around it. Make it public");
+			throw new FencingStartupException(
+					where + " cannot be honoured: it is private, final or static, so Spring "
+							+ "AOP cannot bind the request's token around it.",
+					"Make it a public, non-final instance method.", null);
 		}
 		if (!AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class) && !isHttpExchange(method)) {
-			throw new IllegalStateException(where
-					+ " cannot be honoured: it is no request handler (no @RequestMapping, "
-					+ "@PostMapping, ...), and the token is the request's. Put it on the controller method that "
-					+ "receives the call");
+			throw new FencingStartupException(
+					where + " cannot be honoured: it is no request handler (no "
+							+ "@RequestMapping, @PostMapping, ...), and the token is the request's.",
+					"Put it on the controller method that receives the call.", null);
 		}
 		Class<?> returnType = method.getReturnType();
 		boolean publisher = REACTIVE_STREAMS_PRESENT && Publisher.class.isAssignableFrom(returnType);
 		if (stack == WebStack.REACTIVE && !publisher) {
-			throw new IllegalStateException(where + " cannot be honoured: it returns " + returnType.getSimpleName()
-					+ ", and in a WebFlux application the token is carried by the Reactor pipeline. Return a Mono or "
-					+ "a Flux");
+			throw new FencingStartupException(
+					where + " cannot be honoured: it returns " + returnType.getSimpleName()
+							+ ", and in a WebFlux application the token is carried by the Reactor pipeline.",
+					"Return a Mono or a Flux.", null);
 		}
 		if (stack == WebStack.SERVLET) {
 			// A response entity's body may be asynchronous work too.
@@ -102,10 +109,11 @@ class FencedEndpointMethods {
 					? ResolvableType.forMethodReturnType(method).as(HttpEntity.class).resolveGeneric(0) : null;
 			Class<?> result = (body != null) ? body : returnType;
 			if (isAsynchronous(result) || (REACTIVE_STREAMS_PRESENT && Publisher.class.isAssignableFrom(result))) {
-				throw new IllegalStateException(where + " cannot be honoured: it returns "
-						+ ResolvableType.forMethodReturnType(method) + ", asynchronous work that Spring MVC "
-						+ "completes on another thread after the method returns, without the token. Return the "
-						+ "response itself");
+				throw new FencingStartupException(
+						where + " cannot be honoured: it returns " + ResolvableType.forMethodReturnType(method)
+								+ ", asynchronous work that Spring MVC "
+								+ "completes on another thread after the method returns, without the token.",
+						"Return the response itself.", null);
 			}
 		}
 	}

@@ -31,6 +31,7 @@ import io.fencing.database.Database;
 import io.fencing.database.MissingSchemaException;
 import io.fencing.database.OwnConnections;
 import io.fencing.database.SqlStates;
+import io.fencing.run.FencingStartupException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -209,10 +210,11 @@ public final class DatabaseFencedLocks implements FencedLocks {
 								+ "\nOr set fencing.lock-store=redis",
 						ex);
 			}
-			throw new IllegalStateException("fencing.lock-store=database takes the locks in table " + TABLE
-					+ ", which this DataSource cannot use: " + SqlStates.firstLine(ex)
-					+ ". Grant the application's user SELECT, "
-					+ "INSERT and UPDATE on it, or set fencing.lock-store=redis", ex);
+			throw new FencingStartupException(
+					"fencing.lock-store=database takes the locks in table " + TABLE
+							+ ", which this DataSource cannot use: " + SqlStates.firstLine(ex) + ".",
+					"Grant the application's user SELECT, INSERT and UPDATE on it, or set fencing.lock-store=redis.",
+					ex);
 		}
 	}
 

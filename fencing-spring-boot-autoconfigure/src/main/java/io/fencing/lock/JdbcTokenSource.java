@@ -17,6 +17,7 @@ import io.fencing.database.MissingSchemaException;
 import io.fencing.database.OwnConnections;
 import io.fencing.database.SqlStates;
 import io.fencing.jdbc.OperationLog;
+import io.fencing.run.FencingStartupException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -126,11 +127,14 @@ public final class JdbcTokenSource implements TokenSource {
 			logger.warn("Could not check the fencing token source, " + description() + ": " + SqlStates.firstLine(ex));
 		}
 		catch (MissingCounterRowException ex) {
-			throw new IllegalStateException("fencing.token-source=database takes its tokens from the " + counter()
-					+ ", and the table has no row. Insert it with a token above every token your guarded tables "
-					+ "hold (INSERT INTO " + COUNTER_TABLE + " (id, token) VALUES (1, <the highest last_token, and at "
-					+ "least 999999999999>)): a row that was there issued tokens above its first, and one put back "
-					+ "lower would issue them again", ex);
+			throw new MissingSchemaException(
+					"fencing.token-source=database takes its tokens from the " + counter()
+							+ ", and the table has no row.",
+					"Insert it with a token above every token your guarded tables hold (INSERT INTO " + COUNTER_TABLE
+							+ " (id, token) VALUES (1, <the highest last_token, and at least 999999999999>)): a row "
+							+ "that was there issued tokens above its first, and one put back lower would issue "
+							+ "them again.",
+					ex);
 		}
 		catch (SQLException ex) {
 			if (SqlStates.isConnectionFailure(ex)) {
@@ -142,9 +146,10 @@ public final class JdbcTokenSource implements TokenSource {
 			if (!SqlStates.isMissingObject(ex)) {
 				// It exists, but this connection cannot use it (a read-only replica,
 				// say).
-				throw new IllegalStateException("fencing.token-source=database takes its tokens from the " + counter
-						+ ", which this DataSource cannot use: " + SqlStates.firstLine(ex) + ". Point it at a writable "
-						+ "database, or set fencing.token-source=redis", ex);
+				throw new FencingStartupException(
+						"fencing.token-source=database takes its tokens from the " + counter
+								+ ", which this DataSource cannot use: " + SqlStates.firstLine(ex) + ".",
+						"Point it at a writable database, or set fencing.token-source=redis.", ex);
 			}
 			throw new MissingSchemaException(
 					"fencing.token-source=database takes its tokens from the " + counter
@@ -207,10 +212,11 @@ public final class JdbcTokenSource implements TokenSource {
 			}
 			long cache = found.getLong(3);
 			if (cache > 1) {
-				throw new IllegalStateException("fencing.token-source=database takes its tokens from the sequence "
-						+ SEQUENCE + ", whose CACHE is " + cache + ": each session then hands out values from a cache "
-						+ "of its own, and a later acquisition could get a lower token than an earlier one. Run ALTER "
-						+ "SEQUENCE " + SEQUENCE + " CACHE 1");
+				throw new FencingStartupException(
+						"fencing.token-source=database takes its tokens from the sequence " + SEQUENCE
+								+ ", whose CACHE is " + cache + ": each session then hands out values from a cache "
+								+ "of its own, and a later acquisition could get a lower token than an earlier one.",
+						"Run ALTER SEQUENCE " + SEQUENCE + " CACHE 1", null);
 			}
 		}
 	}
@@ -264,14 +270,15 @@ public final class JdbcTokenSource implements TokenSource {
 					+ "table_schema = DATABASE() AND table_name IN ('" + SEQUENCE + "', '" + COUNTER_TABLE + "')"),
 					"information_schema.tables");
 			if (found > 1) {
-				throw new IllegalStateException("fencing.token-source=database takes its tokens from the "
+				throw new FencingStartupException("fencing.token-source=database takes its tokens from the "
 						+ counter.named() + ", and this database also has the "
 						+ ((counter.counterRow()) ? "sequence " + SEQUENCE : "counter table " + COUNTER_TABLE)
 						+ ": an application that reads it as MySQL takes its tokens from the counter row, one that "
-						+ "reads it as MariaDB from the sequence, and the two would issue the same tokens. Keep the "
-						+ "one every application uses (MariaDB: the sequence; a driver or proxy that reports MySQL "
-						+ "for MariaDB should report MariaDB) and drop the other, once its last token is below the "
-						+ "kept one's");
+						+ "reads it as MariaDB from the sequence, and the two would issue the same tokens.",
+						"Keep the one every application uses (MariaDB: the sequence; a driver or proxy that reports "
+								+ "MySQL for MariaDB should report MariaDB) and drop the other, once its last token is "
+								+ "below the kept one's.",
+						null);
 			}
 		}
 	}
@@ -302,12 +309,13 @@ public final class JdbcTokenSource implements TokenSource {
 			}
 			long row = count(statement, "SELECT token FROM " + COUNTER_TABLE + " WHERE id = 1");
 			if (locks > row) {
-				throw new IllegalStateException("fencing.token-source=database takes its tokens from the counter row "
+				throw new FencingStartupException("fencing.token-source=database takes its tokens from the counter row "
 						+ "of table " + COUNTER_TABLE + ", at " + row + ", below token " + locks + " that the database "
 						+ "lock store issued from its rows in fencing_lock (fencing.lock-store=database, which raises a "
-						+ "counter per row on MySQL): the next tokens would be refused as older. Raise the counter row "
-						+ "first: UPDATE " + COUNTER_TABLE + " SET token = GREATEST(token, (SELECT MAX(token) FROM "
-						+ "fencing_lock)) WHERE id = 1");
+						+ "counter per row on MySQL): the next tokens would be refused as older.",
+						"Raise the counter row first: UPDATE " + COUNTER_TABLE + " SET token = GREATEST(token, (SELECT "
+								+ "MAX(token) FROM fencing_lock)) WHERE id = 1",
+						null);
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import java.sql.Statement;
 
 import io.fencing.database.Database;
 import io.fencing.database.SqlStates;
+import io.fencing.run.FencingStartupException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -59,9 +60,10 @@ record LockStatements(Database database, String product, String acquire, String 
 				createRow = "INSERT INTO " + DatabaseFencedLocks.TABLE
 						+ " (name, lock_until) VALUES (?, TIMESTAMP WITH TIME ZONE " + "'1970-01-01 00:00:00+00')";
 			}
-			default -> throw new IllegalStateException("fencing.lock-store=database takes locks in PostgreSQL, "
-					+ "MariaDB, MySQL or H2, and the application's DataSource leads to " + product
-					+ ". Set fencing.lock-store=redis");
+			default -> throw new FencingStartupException(
+					"fencing.lock-store=database takes locks in PostgreSQL, "
+							+ "MariaDB, MySQL or H2, and the application's DataSource leads to " + product + ".",
+					"Set fencing.lock-store=redis.", null);
 		}
 		String take = "UPDATE " + DatabaseFencedLocks.TABLE + " SET token = " + nextToken
 				+ ", owner = ?, locked_by = ?, locked_at = " + now + ", lock_until = " + later
