@@ -31,6 +31,7 @@ import io.fencing.database.MissingSchemaException;
 import io.fencing.database.OwnConnections;
 import io.fencing.database.SqlStates;
 import io.fencing.fence.FencedTableSource.Declared;
+import io.fencing.run.FencingStartupException;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
@@ -120,19 +121,20 @@ public final class FencedTables implements SmartInitializingSingleton {
 		}
 		DataSource dataSource = this.dataSource.get();
 		if (!(dataSource instanceof FencedConnections connections)) {
-			throw new IllegalStateException("Fenced tables " + tables + ": the application's " + "DataSource ("
+			throw new FencingStartupException("Fenced tables " + tables + ": the application's DataSource ("
 					+ dataSource.getClass().getName() + ") was created before the starter could "
 					+ "hand it out with connections that carry the tasks' tokens (a BeanPostProcessor or another "
-					+ "early bean that needs it?), so every task's write to these tables would be refused. Take "
-					+ "that dependency lazily (ObjectProvider<DataSource>)");
+					+ "early bean that needs it?), so every task's write to these tables would be refused.",
+					"Take that dependency lazily (ObjectProvider<DataSource>).", null);
 		}
 		for (Declared table : declarations) {
 			DataSource writtenThrough = table.dataSource();
 			if (writtenThrough != null && fencedBehind(writtenThrough) != dataSource) {
-				throw new IllegalStateException("Fenced table " + table + " is written through another DataSource ("
+				throw new FencingStartupException("Fenced table " + table + " is written through another DataSource ("
 						+ writtenThrough + ") than the one whose tables the starter fences (" + dataSource + ", the "
 						+ "application's only or @Primary one), so its fence would be neither checked nor given the "
-						+ "tasks' tokens: keep fenced entities in the entity manager factory of that DataSource");
+						+ "tasks' tokens.", "Keep fenced entities in the entity manager factory of that DataSource.",
+						null);
 			}
 		}
 		connections.fenceConnections();
@@ -145,10 +147,10 @@ public final class FencedTables implements SmartInitializingSingleton {
 			DatabaseMetaData metaData = connection.getMetaData();
 			FenceDialect dialect = FenceDialect.of(metaData);
 			if (dialect == null) {
-				throw new IllegalStateException("Fenced tables " + tables + ": " + metaData.getDatabaseProductName()
-						+ " has no database fence of this starter (PostgreSQL, "
-						+ "MariaDB, MySQL and H2 have); fence their writes with FencedJdbcTemplate.guardedUpdate "
-						+ "instead");
+				throw new FencingStartupException(
+						"Fenced tables " + tables + ": " + metaData.getDatabaseProductName()
+								+ " has no database fence of this starter (PostgreSQL, MariaDB, MySQL and H2 have).",
+						"Fence their writes with FencedJdbcTemplate.guardedUpdate instead.", null);
 			}
 			for (Declared table : tables) {
 				check(connection, dialect, table.table(), table.by());
@@ -186,9 +188,9 @@ public final class FencedTables implements SmartInitializingSingleton {
 		for (Declared table : declarations) {
 			Declared first = tables.putIfAbsent(table.table().qualified().toLowerCase(Locale.ROOT), table);
 			if (first != null && !first.table().tokenColumn().equalsIgnoreCase(table.table().tokenColumn())) {
-				throw new IllegalStateException("Table " + table.table() + " is fenced on token column "
+				throw new FencingStartupException("Table " + table.table() + " is fenced on token column "
 						+ first.table().tokenColumn() + " (" + first.by() + ") and on " + table.table().tokenColumn()
-						+ " (" + table.by() + "); a table has one fence: use one token column");
+						+ " (" + table.by() + "), and a table has one fence.", "Use one token column.", null);
 			}
 		}
 		return List.copyOf(tables.values());
@@ -290,9 +292,9 @@ public final class FencedTables implements SmartInitializingSingleton {
 			while (columns.next()) {
 				String column = columns.getString("COLUMN_NAME");
 				if (!FencedTable.isPlainIdentifier(column)) {
-					throw new IllegalStateException("The primary key of fenced table " + table + " has column '"
+					throw new FencingStartupException("The primary key of fenced table " + table + " has column '"
 							+ column + "', not a plain identifier (letters, digits and '_'), and the fence keeps the "
-							+ "tokens of deleted rows by their key: rename the column");
+							+ "tokens of deleted rows by their key.", "Rename the column.", null);
 				}
 				key.put(columns.getShort("KEY_SEQ"), column);
 			}
@@ -370,9 +372,9 @@ public final class FencedTables implements SmartInitializingSingleton {
 				found = true;
 				if (table.tokenColumn().equalsIgnoreCase(columns.getString("COLUMN_NAME"))) {
 					if (!INTEGERS.contains(columns.getInt("DATA_TYPE"))) {
-						throw new IllegalStateException("The token column " + table.tokenColumn() + " of fenced table "
-								+ table + " is " + columns.getString("TYPE_NAME") + ", and the fence compares "
-								+ "tokens as numbers: make it BIGINT");
+						throw new FencingStartupException("The token column " + table.tokenColumn()
+								+ " of fenced table " + table + " is " + columns.getString("TYPE_NAME")
+								+ ", and the fence compares " + "tokens as numbers.", "Make it BIGINT.", null);
 					}
 					return true;
 				}

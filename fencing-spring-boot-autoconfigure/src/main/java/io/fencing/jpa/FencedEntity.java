@@ -119,11 +119,13 @@ record FencedEntity(String entityName, String column, List<String> tables) {
 			}
 		});
 		if (!others.isEmpty()) {
-			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
+			throw new FencingStartupException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
 					+ " fences the rows of table " + table + ", but the entity also writes " + others + ", where the "
 					+ "database fence would compare a stale owner's write with a row the newer owner did not change, "
-					+ "or with nothing: keep a fenced entity in one table, and its collections as entities of their "
-					+ "own (fenced too where they need it)");
+					+ "or with nothing.",
+					"Keep a fenced entity in one table, and its collections as entities of their "
+							+ "own (fenced too where they need it).",
+					null);
 		}
 	}
 
@@ -142,9 +144,10 @@ record FencedEntity(String entityName, String column, List<String> tables) {
 	 */
 	private static void plain(EntityPersister persister, String attribute, String what, String name) {
 		if (!PLAIN.matcher(name).matches()) {
-			throw new IllegalStateException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
+			throw new FencingStartupException("@FencingTokenColumn on " + persister.getEntityName() + "." + attribute
 					+ ": the database fence takes plain names (letters, digits and '_', unquoted), and the entity's "
-					+ what + " is " + name + "; rename it, or turn off hibernate.globally_quoted_identifiers");
+					+ what + " is " + name + ".", "Rename it, or turn off hibernate.globally_quoted_identifiers.",
+					null);
 		}
 	}
 
@@ -168,16 +171,20 @@ record FencedEntity(String entityName, String column, List<String> tables) {
 			}
 			else if (annotated(attribute)) {
 				if (!(attribute instanceof BasicValuedModelPart basic)) {
-					throw new IllegalStateException("@FencingTokenColumn on " + entityName + "."
-							+ attribute.getAttributeName() + " must be on a basic attribute (a long or Long column)");
+					throw new FencingStartupException(
+							"@FencingTokenColumn on " + entityName + "." + attribute.getAttributeName()
+									+ " must be on a basic attribute (a long or Long column).",
+							"Put it on the attribute of the token column.", null);
 				}
 				found.add(basic);
 				foundPath.add(attribute.getAttributeName());
 			}
 		});
 		if (found.size() > 1) {
-			throw new IllegalStateException(entityName + " has several @FencingTokenColumn attributes; a fenced "
-					+ "entity has one token column");
+			throw new FencingStartupException(
+					entityName
+							+ " has several @FencingTokenColumn attributes, and a fenced entity has one token column.",
+					"Keep the annotation on one of them.", null);
 		}
 		path.addAll(foundPath);
 		return found.isEmpty() ? null : found.get(0);

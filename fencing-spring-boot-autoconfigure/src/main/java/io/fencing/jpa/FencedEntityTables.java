@@ -13,6 +13,7 @@ import javax.sql.DataSource;
 
 import io.fencing.fence.FencedTable;
 import io.fencing.fence.FencedTableSource;
+import io.fencing.run.FencingStartupException;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceException;
 import org.hibernate.engine.jdbc.connections.spi.ConnectionProvider;
@@ -52,10 +53,11 @@ final class FencedEntityTables implements FencedTableSource {
 		DataSource dataSource = dataSourceOf(sessionFactory);
 		List<FencedEntity> entities = FencedEntity.of(sessionFactory);
 		if (dataSource == null && !entities.isEmpty()) {
-			throw new IllegalStateException("Fenced entities "
+			throw new FencingStartupException("Fenced entities "
 					+ entities.stream().map(FencedEntity::entityName).toList()
 					+ " are in an entity manager factory that opens connections of its own (no DataSource), which "
-					+ "would neither carry the tasks' tokens nor be checked: build it on the application's DataSource");
+					+ "would neither carry the tasks' tokens nor be checked.",
+					"Build it on the application's DataSource.", null);
 		}
 		for (FencedEntity entity : entities) {
 			String by = "@FencingTokenColumn entity " + entity.entityName();
@@ -79,12 +81,14 @@ final class FencedEntityTables implements FencedTableSource {
 			persister.forEachTableDetails((details) -> {
 				String fenced = fencedBy.get(details.getTableName().toLowerCase(Locale.ROOT));
 				if (fenced != null) {
-					throw new IllegalStateException("Entity " + persister.getEntityName() + " writes table "
-							+ details.getTableName() + ", which the database fence guards for @FencingTokenColumn "
-							+ "entity " + fenced + ", and has no token of its own, so its writes would need a task "
-							+ "of the fenced entity's lock: put @FencingTokenColumn on the class that maps the "
-							+ "table's rows for every entity of it (the root of a single-table hierarchy), or give "
-							+ "it a table of its own");
+					throw new FencingStartupException(
+							"Entity " + persister.getEntityName() + " writes table " + details.getTableName()
+									+ ", which the database fence guards for @FencingTokenColumn " + "entity " + fenced
+									+ ", and has no token of its own, so its writes would need a task "
+									+ "of the fenced entity's lock.",
+							"Put @FencingTokenColumn on the class that maps the table's rows for every entity of it "
+									+ "(the root of a single-table hierarchy), or give it a table of its own.",
+							null);
 				}
 			});
 		});
@@ -92,10 +96,12 @@ final class FencedEntityTables implements FencedTableSource {
 			String fenced = fencedBy.get(collection.getTableName().toLowerCase(Locale.ROOT));
 			if (fenced != null && FencedEntity.writesItsTable(collection)
 					&& !fencedEntities.contains(collection.getOwnerEntityPersister().getEntityName())) {
-				throw new IllegalStateException("Collection " + collection.getRole() + " writes table "
-						+ collection.getTableName() + ", which the database fence guards for @FencingTokenColumn "
-						+ "entity " + fenced + ", from an entity without a token of its own, so its writes would "
-						+ "need a task of the fenced entity's lock: map it from the fenced side (mappedBy)");
+				throw new FencingStartupException(
+						"Collection " + collection.getRole() + " writes table " + collection.getTableName()
+								+ ", which the database fence guards for @FencingTokenColumn " + "entity " + fenced
+								+ ", from an entity without a token of its own, so its writes would "
+								+ "need a task of the fenced entity's lock.",
+						"Map it from the fenced side (mappedBy).", null);
 			}
 		});
 		return tables;

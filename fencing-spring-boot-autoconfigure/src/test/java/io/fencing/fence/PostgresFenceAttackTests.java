@@ -109,7 +109,7 @@ class PostgresFenceAttackTests extends FenceAttackTests {
 		this.drop.add("DROP TABLE " + other);
 		assertThatIllegalStateException().isThrownBy(() -> fence(other, "last_token"))
 			.withMessageContaining("The token column last_token of fenced table " + other + " is varchar")
-			.withMessageContaining("make it BIGINT");
+			.withMessageContaining("Make it BIGINT.");
 	}
 
 	@Test

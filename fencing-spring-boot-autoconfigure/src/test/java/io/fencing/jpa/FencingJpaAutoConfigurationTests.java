@@ -194,7 +194,7 @@ class FencingJpaAutoConfigurationTests {
 		this.contextRunner.withUserConfiguration(OwnerEntities.class)
 			.run((context) -> assertThat(context).getFailure()
 				.hasMessageContaining("Collection " + Owner.class.getName() + ".children writes table owner_child")
-				.hasMessageContaining("map it from the fenced side"));
+				.hasMessageContaining("Map it from the fenced side"));
 	}
 
 	@Test
