@@ -25,6 +25,7 @@ import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
@@ -77,7 +78,8 @@ public final class FencingFencedTablesAutoConfiguration {
 				return FencedTable.of(declared, jdbc.getTokenColumn());
 			}
 			catch (IllegalArgumentException ex) {
-				throw new IllegalStateException("fencing.jdbc.fenced-tables: " + ex.getMessage(), ex);
+				throw new InvalidConfigurationPropertyValueException("fencing.jdbc.fenced-tables", declared,
+						ex.getMessage());
 			}
 		}).toList();
 		InitializeSchema mode = jdbc.getInitializeSchema();

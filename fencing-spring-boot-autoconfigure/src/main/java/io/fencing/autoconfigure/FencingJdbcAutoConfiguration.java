@@ -19,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.jdbc.autoconfigure.JdbcProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -51,18 +52,21 @@ public final class FencingJdbcAutoConfiguration {
 				ObjectProvider<SQLExceptionTranslator> sqlExceptionTranslator) {
 			FencingProperties.Jdbc jdbc = fencing.getJdbc();
 			if (!StringUtils.hasText(jdbc.getTokenColumn())) {
-				throw new IllegalStateException("fencing.jdbc.token-column must not be blank");
+				throw new InvalidConfigurationPropertyValueException("fencing.jdbc.token-column", jdbc.getTokenColumn(),
+						"The token column must not be blank: name the column of the guarded tables that holds the "
+								+ "last accepted token, or leave it unset for last_token.");
 			}
 			if (jdbc.getStatementCacheSize() <= 0) {
-				throw new IllegalStateException(
-						"fencing.jdbc.statement-cache-size must be positive, was " + jdbc.getStatementCacheSize());
+				throw new InvalidConfigurationPropertyValueException("fencing.jdbc.statement-cache-size",
+						jdbc.getStatementCacheSize(), "The number of rewritten statements kept must be positive.");
 			}
 			FencedJdbcTemplate template;
 			try {
 				template = new FencedJdbcTemplate(dataSource, jdbc.getTokenColumn(), jdbc.getStatementCacheSize());
 			}
 			catch (IllegalArgumentException ex) {
-				throw new IllegalStateException("fencing.jdbc.token-column: " + ex.getMessage(), ex);
+				throw new InvalidConfigurationPropertyValueException("fencing.jdbc.token-column", jdbc.getTokenColumn(),
+						ex.getMessage());
 			}
 			template.setFencingEnabled(fencing.isEnabled());
 			// As Boot's own JdbcTemplateConfiguration does, which this template stands in
@@ -104,8 +108,9 @@ public final class FencingJdbcAutoConfiguration {
 
 		private static Duration positive(String property, @Nullable Duration retention, String kept) {
 			if (retention == null || retention.isNegative() || retention.isZero()) {
-				throw new IllegalStateException(property + " must be positive, was " + retention + ": set how long "
-						+ kept + " is kept, for example " + property + "=3d");
+				throw new InvalidConfigurationPropertyValueException(property, retention,
+						"It must be positive: set how " + "long " + kept + " is kept, for example " + property
+								+ "=3d.");
 			}
 			return retention;
 		}

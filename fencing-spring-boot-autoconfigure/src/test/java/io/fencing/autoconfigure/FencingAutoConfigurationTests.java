@@ -106,12 +106,14 @@ class FencingAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
-				.hasMessageContaining("fencing.operations.retention must be positive, was PT0S"));
+				.hasMessageContaining(
+						"fencing.operations.retention with value 'PT0S' is invalid: It must be positive"));
 		this.contextRunner.withPropertyValues("fencing.jdbc.tombstone-retention=-1s")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
-				.hasMessageContaining("fencing.jdbc.tombstone-retention must be positive, was PT-1S"));
+				.hasMessageContaining(
+						"fencing.jdbc.tombstone-retention with value 'PT-1S' is invalid: It must be positive"));
 	}
 
 	@Test
