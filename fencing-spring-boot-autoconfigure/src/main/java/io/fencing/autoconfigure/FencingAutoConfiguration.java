@@ -256,8 +256,10 @@ public final class FencingAutoConfiguration {
 			}
 			catch (IllegalArgumentException ex) {
 				// Redisson's own checks, for example a configuration without servers.
-				throw new IllegalStateException("The fencing starter's Redisson client cannot be built from "
-						+ fencingRedissonConfig.location() + ": " + ex.getMessage(), ex);
+				throw new FencingStartupException(
+						"The fencing starter's Redisson client cannot be built from " + fencingRedissonConfig.location()
+								+ ": " + ex.getMessage() + ".",
+						"Correct that Redis configuration, or define a RedissonClient bean.", ex);
 			}
 		}
 

@@ -70,19 +70,26 @@ final class FencingRedissonConfigurations {
 			}
 			catch (IOException ex) {
 				// The cause's message may hold the credentials: chained only without.
-				throw new IllegalStateException("fencing.redis.config: cannot read a Redisson configuration from "
-						+ description + ": " + shown.apply(String.valueOf(ex.getMessage())), credentials ? null : ex);
+				throw new FencingStartupException(
+						"fencing.redis.config: cannot read a Redisson configuration from " + description + ": "
+								+ shown.apply(String.valueOf(ex.getMessage())) + ".",
+						"Point fencing.redis.config at a Redisson YAML file the application can read.",
+						credentials ? null : ex);
 			}
 			catch (RuntimeException ex) {
 				// The YAML parser's messages quote the lines around the problem,
 				// passwords
 				// included: never shown, nor chained.
-				throw new IllegalStateException(
+				throw new FencingStartupException(
 						"fencing.redis.config: " + description + " is not a Redisson configuration: " + problemOf(ex)
-								+ " (the file's text is not shown, as it may hold passwords)");
+								+ " (the file's text is not shown, as it may hold passwords).",
+						"Write it in Redisson's YAML format (https://redisson.pro/docs/configuration/).", null);
 			}
 			if (config == null) {
-				throw new IllegalStateException("fencing.redis.config: " + description + " is empty");
+				throw new FencingStartupException("fencing.redis.config: " + description + " is empty.",
+						"Write the Redisson configuration there, or remove fencing.redis.config to use "
+								+ "spring.data.redis.*.",
+						null);
 			}
 			return new FencingRedissonConfig(config, "fencing.redis.config (" + description + ")");
 		}

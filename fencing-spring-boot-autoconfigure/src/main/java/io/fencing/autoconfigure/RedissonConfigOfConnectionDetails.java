@@ -4,12 +4,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 
+import io.fencing.run.FencingStartupException;
 import org.jspecify.annotations.Nullable;
 import org.redisson.config.BaseConfig;
 import org.redisson.config.BaseMasterSlaveServersConfig;
 import org.redisson.config.Config;
 import org.redisson.config.SingleServerConfig;
 
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
@@ -70,10 +72,11 @@ final class RedissonConfigOfConnectionDetails {
 		else {
 			DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
 			if (standalone == null) {
-				throw new IllegalStateException("The Redis connection details (" + details.getClass().getName()
-						+ ") describe no standalone, sentinel, cluster or master/replica Redis, so the fencing "
-						+ "starter cannot build its Redisson client; define a RedissonClient bean or set "
-						+ "fencing.redis.config");
+				throw new FencingStartupException(
+						"The Redis connection details (" + details.getClass().getName()
+								+ ") describe no standalone, sentinel, cluster or master/replica Redis, so the fencing "
+								+ "starter cannot build its Redisson client.",
+						"Define a RedissonClient bean, or set fencing.redis.config.", null);
 			}
 			String node = address.apply(new Node(standalone.getHost(), standalone.getPort()));
 			servers = config.useSingleServer().setAddress(node).setDatabase(standalone.getDatabase());
@@ -98,8 +101,9 @@ final class RedissonConfigOfConnectionDetails {
 	/** Redisson takes its timeouts as an {@code int} of milliseconds. */
 	private static int millis(Duration timeout, String property) {
 		if (timeout.isNegative() || timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
-			throw new IllegalStateException(property + " must be between 0 and " + Integer.MAX_VALUE
-					+ "ms (24d20h31m) for the Redis client of the fencing starter (Redisson), was " + timeout);
+			throw new FencingStartupException(property + " must be between 0 and " + Integer.MAX_VALUE
+					+ "ms (24d20h31m) for the Redis client of the fencing starter (Redisson), was " + timeout + ".",
+					"Give a timeout within that range.", null);
 		}
 		return (int) timeout.toMillis();
 	}
@@ -122,10 +126,10 @@ final class RedissonConfigOfConnectionDetails {
 	private static void refuseMaxRedirects(@Nullable DataRedisProperties properties) {
 		if (properties != null && properties.getCluster() != null
 				&& properties.getCluster().getMaxRedirects() != null) {
-			throw new IllegalStateException("spring.data.redis.cluster.max-redirects="
-					+ properties.getCluster().getMaxRedirects() + " cannot be honoured by the fencing starter's "
-					+ "Redisson client, which follows cluster redirects itself: remove the property, or give the "
-					+ "starter a RedissonClient bean or a Redisson file in fencing.redis.config");
+			throw new InvalidConfigurationPropertyValueException("spring.data.redis.cluster.max-redirects",
+					properties.getCluster().getMaxRedirects(),
+					"The fencing starter's Redisson client follows cluster redirects itself: remove the property, "
+							+ "or give the starter a RedissonClient bean or a Redisson file in fencing.redis.config.");
 		}
 	}
 

@@ -17,6 +17,7 @@ import java.util.function.Consumer;
 
 import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
+import io.fencing.run.FencingStartupException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -135,10 +136,10 @@ public class RedissonFencedLocks implements FencedLocks {
 			// A failover could then lose an acquisition whose body already runs, and the
 			// promoted replica would give the next owner the same token, which the fence
 			// accepts from both.
-			throw new IllegalStateException("The RedissonClient for fenced locks (" + redisDescription
+			throw new FencingStartupException("The RedissonClient for fenced locks (" + redisDescription
 					+ ") has checkLockSyncedSlaves off on a Redis with replicas: a failover could give two owners the "
-					+ "same token, and guarded writes accept an equal token. Leave checkLockSyncedSlaves on (the "
-					+ "default)");
+					+ "same token, and guarded writes accept an equal token.",
+					"Leave checkLockSyncedSlaves on (the default).", null);
 		}
 		this.redisson = redisson;
 		this.redisDescription = redisDescription;

@@ -148,7 +148,8 @@ class FencingRedissonConfigTests {
 					"spring.data.redis.cluster.max-redirects=3")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
-				.hasMessageContaining("spring.data.redis.cluster.max-redirects=3 cannot be honoured")
+				.hasMessageContaining("spring.data.redis.cluster.max-redirects with value '3' is invalid")
+				.hasMessageContaining("follows cluster redirects itself")
 				.hasMessageContaining("fencing.redis.config"));
 	}
 
