@@ -1,5 +1,6 @@
 package io.fencing.lock;
 
+import java.time.Duration;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -55,6 +56,7 @@ class RedisLockKeysTests {
 			assertThat(token).isNotNull();
 			assertThat(token.value()).isPositive();
 			assertThat(applicationKey.get()).isEqualTo("the application's value");
+			assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
 			assertThat(exists(context, "fencing:lock:" + this.lock)).as("released").isFalse();
 		});
 	}
@@ -103,6 +105,7 @@ class RedisLockKeysTests {
 			context.getBean(FencedTasks.class)
 				.run(this.lock, (held) -> assertThat(exists(context, this.lock)).as("the lock's key while it is held")
 					.isTrue());
+			assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
 			assertThat(exists(context, this.lock)).as("released").isFalse();
 		});
 	}
