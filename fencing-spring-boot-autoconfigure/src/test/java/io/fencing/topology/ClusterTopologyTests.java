@@ -19,6 +19,7 @@ import io.fencing.FencingToken;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.lock.FencedLocks;
 import io.fencing.testsupport.RedisCluster;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.ReferenceTimeline;
@@ -115,6 +116,8 @@ class ClusterTopologyTests {
 			assertThat(tokens).extracting(FencingToken::lockName).containsExactlyElementsOf(names);
 			assertThat(tokens).allSatisfy((token) -> assertThat(token.value()).isPositive());
 
+			// A release is sent without waiting for its reply.
+			assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
 			// Each counter exists once, on its lock's master; every master has some.
 			List<String> counters = new ArrayList<>();
 			for (RedisServer master : cluster.masters()) {

@@ -15,6 +15,7 @@ import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
+import io.fencing.lock.FencedLocks;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterEach;
@@ -82,6 +83,8 @@ class MasterReplicaTopologyTests {
 				assertThat(tokens).isSorted().doesNotHaveDuplicates();
 				assertThat(master.command("GET", TestServices.tokenKey(this.lock)))
 					.isEqualTo(String.valueOf(tokens.get(tokens.size() - 1)));
+				// A release is sent without waiting for its reply.
+				assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
 				assertThat(master.command("EXISTS", TestServices.lockKey(context, this.lock))).as("released")
 					.isEqualTo(":0");
 				assertThat(ScriptCalls.of(master).calls()).as("scripts run on the master")
