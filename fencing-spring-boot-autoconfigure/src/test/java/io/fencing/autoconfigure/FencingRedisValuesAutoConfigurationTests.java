@@ -8,6 +8,7 @@ import io.fencing.StaleWriterException;
 import io.fencing.redis.FencedRedisValues;
 import io.fencing.redis.RedissonFencedValues;
 import io.fencing.testsupport.TestServices;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -29,6 +30,20 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class FencingRedisValuesAutoConfigurationTests {
 
+	private final String key = "stock-level:" + UUID.randomUUID();
+
+	private final String lock = "stock-level-" + UUID.randomUUID();
+
+	/**
+	 * The values, their tokens and the lock's token counter these tests wrote: each is
+	 * kept for good.
+	 */
+	@AfterEach
+	void removeKeys() {
+		TestServices.deleteRedisKeys("*" + this.key + "*");
+		TestServices.deleteRedisKeys("*" + this.lock + "*");
+	}
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 				FencingAutoConfiguration.class, FencingRedisValuesAutoConfiguration.class))
@@ -40,8 +55,8 @@ class FencingRedisValuesAutoConfigurationTests {
 			assertThat(context).hasSingleBean(FencedRedisValues.class).hasSingleBean(RedissonFencedValues.class);
 			FencedRedisValues values = context.getBean(FencedRedisValues.class);
 			RedissonFencedValues redissonValues = context.getBean(RedissonFencedValues.class);
-			String lock = "stock-level-" + UUID.randomUUID();
-			String key = "stock-level:" + UUID.randomUUID();
+			String lock = this.lock;
+			String key = this.key;
 			FencedTasks tasks = context.getBean(FencedTasks.class);
 			FencingToken[] first = new FencingToken[1];
 			assertThat(tasks.run(lock, (token) -> {
@@ -62,7 +77,7 @@ class FencingRedisValuesAutoConfigurationTests {
 	void withFencingOffTheValuesAreWrittenPlainlyWithoutAToken() {
 		this.contextRunner.withPropertyValues("fencing.enabled=false").run((context) -> {
 			FencedRedisValues values = context.getBean(FencedRedisValues.class);
-			String key = "stock-level:" + UUID.randomUUID();
+			String key = this.key;
 			values.write(key, "8");
 			values.writeField(key + ":by-sku", "A-1", "8");
 			values.write(new FencingToken("stock-sync", 1), key, "5");

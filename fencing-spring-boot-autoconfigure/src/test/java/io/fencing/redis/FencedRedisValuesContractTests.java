@@ -6,7 +6,9 @@ import io.fencing.FencedResource;
 import io.fencing.FencingToken;
 import io.fencing.StaleWriterException;
 import io.fencing.testsupport.RedisServer;
+import io.fencing.testsupport.TestServices;
 import io.lettuce.core.cluster.SlotHash;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.InvalidDataAccessApiUsageException;
@@ -27,6 +29,13 @@ abstract class FencedRedisValuesContractTests {
 	private final String lock = "stock-level-" + UUID.randomUUID();
 
 	private final String key = "stock-level:" + UUID.randomUUID();
+
+	/** The values and the tokens this test wrote: a token is kept for good. */
+	@AfterEach
+	void removeKeys() {
+		TestServices.deleteRedisKeys("*" + this.key + "*");
+		TestServices.deleteRedisKeys("*" + this.lock + "*");
+	}
 
 	/** The client's fenced values. */
 	protected abstract FencedRedisKeys values();

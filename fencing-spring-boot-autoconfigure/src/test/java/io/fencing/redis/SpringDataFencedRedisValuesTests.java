@@ -66,6 +66,7 @@ class SpringDataFencedRedisValuesTests extends FencedRedisValuesContractTests {
 		assertThat(values.read(key)).isEqualTo("6");
 		assertThat(values.acceptedToken(key)).isEqualTo(new FencingToken("stock-level", 6));
 		assertThat(values.read(key + ":queued")).as("the queued command, discarded").isNull();
+		TestServices.deleteRedisKeys("*" + key + "*");
 	}
 
 	@Override
