@@ -271,8 +271,7 @@ public final class FencingAutoConfiguration {
 			boolean tokensInRedis = !fencing.takesTokensFromDatabase(dataSources.getIfUnique() != null);
 			String keyPrefix = fencing.getRedis().getKeyPrefix();
 			if (keyPrefix == null) {
-				// Redisson names a lock's counter after its key: moving the key would
-				// start
+				// Redisson names a lock's counter after its key: a moved key would start
 				// every counter over, below the tokens the storage has accepted.
 				keyPrefix = tokensInRedis ? "" : RedissonFencedLocks.DEFAULT_KEY_PREFIX;
 			}

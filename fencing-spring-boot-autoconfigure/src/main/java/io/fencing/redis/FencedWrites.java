@@ -11,6 +11,7 @@ import java.util.List;
 
 import io.fencing.FencingToken;
 import io.fencing.StaleWriterException;
+import io.fencing.lock.RedissonFencedLocks;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,12 +28,6 @@ final class FencedWrites {
 
 	/** Where a value's token is kept: this prefix, and the value's key in its slot. */
 	static final String TOKEN_KEY_PREFIX = "fencing:token:";
-
-	/**
-	 * Where the Redis lock store keeps its locks unless fencing.redis.key-prefix says
-	 * otherwise.
-	 */
-	private static final String LOCK_KEY_PREFIX = "fencing:lock:";
 
 	static final String SET = "set";
 
@@ -67,8 +62,9 @@ final class FencedWrites {
 					+ "the fenced values keep their tokens: writing it would overwrite another key's token. Give "
 					+ "the value another key");
 		}
-		if (key.startsWith(LOCK_KEY_PREFIX)) {
-			throw new IllegalArgumentException("Redis key '" + key + "' starts with '" + LOCK_KEY_PREFIX + "', where "
+		if (key.startsWith(RedissonFencedLocks.DEFAULT_KEY_PREFIX)) {
+			throw new IllegalArgumentException("Redis key '" + key + "' starts with '"
+					+ RedissonFencedLocks.DEFAULT_KEY_PREFIX + "', where "
 					+ "the Redis lock store keeps its locks: writing it would hold a lock for good. Give the value "
 					+ "another key");
 		}
