@@ -35,7 +35,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -53,6 +52,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
@@ -243,30 +243,28 @@ public final class FencingAutoConfiguration {
 			FencingRedissonConfigurations.WithoutConnectionDetails.class })
 	static class RedisLockStoreConfiguration {
 
-		@Bean(name = REDISSON_CLIENT_BEAN_NAME, destroyMethod = "shutdown")
+		@Bean
 		@ConditionalOnMissingBean({ RedissonClient.class, FencedLocks.class })
-		Redisson fencingRedissonClient(FencingRedissonConfig fencingRedissonConfig, FencingProperties fencing) {
-			Config config = fencingRedissonConfig.config();
-			// Not fail-fast: Redisson connects at the first command, and again at the
-			// next
-			// one after a failed connect, so the application starts without Redis.
-			config.setLazyInitialization(!fencing.getRedis().isFailFast());
-			try {
-				return (Redisson) Redisson.create(config);
-			}
-			catch (IllegalArgumentException ex) {
-				// Redisson's own checks, for example a configuration without servers.
-				throw new FencingStartupException(
-						"The fencing starter's Redisson client cannot be built from " + fencingRedissonConfig.location()
-								+ ": " + ex.getMessage() + ".",
-						"Correct that Redis configuration, or define a RedissonClient bean.", ex);
-			}
+		StarterRedissonClient fencingStarterRedissonClient(FencingRedissonConfig fencingRedissonConfig,
+				FencingProperties fencing) {
+			return new StarterRedissonClient(fencingRedissonConfig, fencing.getRedis().isFailFast());
+		}
+
+		/**
+		 * The starter's own client as a bean, built at its first use; shut down by
+		 * {@link StarterRedissonClient}, after everything that used it.
+		 */
+		@Bean(name = REDISSON_CLIENT_BEAN_NAME, destroyMethod = "")
+		@Lazy
+		@ConditionalOnMissingBean({ RedissonClient.class, FencedLocks.class })
+		Redisson fencingRedissonClient(StarterRedissonClient client) {
+			return client.get();
 		}
 
 		@Bean
 		@ConditionalOnMissingBean(FencedLocks.class)
-		RedissonFencedLocks fencedLocks(RedissonClient redisson,
-				ObjectProvider<FencingRedissonConfig> fencingRedissonConfig, FencingProperties fencing,
+		RedissonFencedLocks fencedLocks(ObjectProvider<RedissonClient> redisson,
+				ObjectProvider<StarterRedissonClient> starterClient, FencingProperties fencing,
 				ObjectProvider<DataSource> dataSources) {
 			boolean tokensInRedis = !fencing.takesTokensFromDatabase(dataSources.getIfUnique() != null);
 			String keyPrefix = fencing.getRedis().getKeyPrefix();
@@ -281,9 +279,17 @@ public final class FencingAutoConfiguration {
 								+ "all locks in one slot and ignoring the hash tags of the lock names. Use a prefix "
 								+ "without { and }, for example 'fencing:lock:'");
 			}
-			FencingRedissonConfig own = fencingRedissonConfig.getIfAvailable();
-			return new RedissonFencedLocks(redisson,
-					(own != null) ? own.location() : "the application's RedissonClient", tokensInRedis, keyPrefix);
+			StarterRedissonClient own = starterClient.getIfAvailable();
+			if (own == null) {
+				return new RedissonFencedLocks(redisson.getObject(), "the application's RedissonClient", tokensInRedis,
+						keyPrefix);
+			}
+			if (fencing.getRedis().isFailFast() || own.config().checkedByBuilding()) {
+				// Built now, as the bean whose failure the startup reports.
+				redisson.getObject();
+			}
+			return new RedissonFencedLocks(own::get, own.config().config(), own.config().location(), tokensInRedis,
+					keyPrefix);
 		}
 
 	}

@@ -4,6 +4,7 @@ import io.fencing.redis.FencedRedisValues;
 import io.fencing.redis.RedissonFencedValues;
 import org.redisson.api.RedissonClient;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -31,8 +32,9 @@ public final class FencingRedisValuesAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnSingleCandidate(RedissonClient.class)
-		RedissonFencedValues redissonFencedValues(RedissonClient redisson, FencingProperties fencing) {
-			RedissonFencedValues values = new RedissonFencedValues(redisson);
+		RedissonFencedValues redissonFencedValues(ObjectProvider<RedissonClient> redisson, FencingProperties fencing) {
+			// The starter's own client is built at its first use.
+			RedissonFencedValues values = new RedissonFencedValues(redisson::getObject);
 			values.setFencingEnabled(fencing.isEnabled());
 			return values;
 		}

@@ -91,7 +91,7 @@ final class FencingRedissonConfigurations {
 								+ "spring.data.redis.*.",
 						null);
 			}
-			return new FencingRedissonConfig(config, "fencing.redis.config (" + description + ")");
+			return new FencingRedissonConfig(config, "fencing.redis.config (" + description + ")", true);
 		}
 
 		/**

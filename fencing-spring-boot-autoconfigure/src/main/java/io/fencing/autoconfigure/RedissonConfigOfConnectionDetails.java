@@ -95,7 +95,7 @@ final class RedissonConfigOfConnectionDetails {
 				servers.setConnectTimeout(millis(properties.getConnectTimeout(), "spring.data.redis.connect-timeout"));
 			}
 		}
-		return new FencingRedissonConfig(config, location);
+		return new FencingRedissonConfig(config, location, false);
 	}
 
 	/** Redisson takes its timeouts as an {@code int} of milliseconds. */

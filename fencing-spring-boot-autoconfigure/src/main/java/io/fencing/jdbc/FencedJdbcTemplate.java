@@ -38,6 +38,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.util.Assert;
 import org.springframework.util.ConcurrentLruCache;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * A {@link JdbcTemplate} whose guarded updates carry a fencing token into the SQL
@@ -100,10 +101,13 @@ public class FencedJdbcTemplate extends JdbcTemplate implements ApplicationEvent
 		super(dataSource);
 		Assert.isTrue(statementCacheSize > 0, "statementCacheSize must be positive");
 		this.tokenColumn = TokenColumn.of(tokenColumn);
-		GuardedUpdateParser parser = new GuardedUpdateParser(this.tokenColumn);
+		// The SQL parser's classes are loaded at the first guarded statement, not at
+		// startup.
+		SingletonSupplier<GuardedUpdateParser> parser = SingletonSupplier
+			.of(() -> new GuardedUpdateParser(this.tokenColumn));
 		this.statements = new ConcurrentLruCache<>(statementCacheSize, (sql) -> {
 			try {
-				return new Rewrite(parser.parse(sql), null);
+				return new Rewrite(parser.obtain().parse(sql), null);
 			}
 			catch (IllegalArgumentException ex) {
 				return new Rewrite(null, ex.getMessage());

@@ -1,11 +1,7 @@
 package io.fencing.lock;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
@@ -32,6 +29,8 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.command.NoSyncedSlavesException;
 import org.redisson.config.Config;
+
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Acquires and releases Redisson locks for fenced tasks, with Redisson's tokens
@@ -86,7 +85,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	/** How long {@link #close} waits for pending releases. */
 	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
-	private final RedissonClient redisson;
+	private final Supplier<RedissonClient> redisson;
 
 	private final String redisDescription;
 
@@ -126,12 +125,27 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * it is released
 	 * @param keyPrefix what the key of each lock starts with, before its name
 	 * ({@code fencing.redis.key-prefix})
-	 * @throws IllegalStateException when the client has {@code checkLockSyncedSlaves} off
-	 * on a Redis with replicas: a failover could then give two owners the same token
+	 * @throws FencingStartupException when the client has {@code checkLockSyncedSlaves}
+	 * off on a Redis with replicas: a failover could then give two owners the same token
 	 */
 	public RedissonFencedLocks(RedissonClient redisson, String redisDescription, boolean tokensInRedis,
 			String keyPrefix) {
-		Config config = redisson.getConfig();
+		this(() -> redisson, redisson.getConfig(), redisDescription, tokensInRedis, keyPrefix);
+	}
+
+	/**
+	 * Locks on a client that is created at its first use (the starter's own client is:
+	 * building Redisson's takes a fifth of a second of a start).
+	 * @param redisson gives the client, once
+	 * @param config the client's configuration
+	 * @param redisDescription where Redis is, for error messages
+	 * @param tokensInRedis whether each acquisition takes Redisson's token
+	 * @param keyPrefix what the key of each lock starts with, before its name
+	 * @throws FencingStartupException when the configuration has
+	 * {@code checkLockSyncedSlaves} off on a Redis with replicas
+	 */
+	public RedissonFencedLocks(Supplier<? extends RedissonClient> redisson, Config config, String redisDescription,
+			boolean tokensInRedis, String keyPrefix) {
 		if (!config.isSingleConfig() && !config.isCheckLockSyncedSlaves()) {
 			// A failover could then lose an acquisition whose body already runs, and the
 			// promoted replica would give the next owner the same token, which the fence
@@ -141,9 +155,9 @@ public class RedissonFencedLocks implements FencedLocks {
 					+ "same token, and guarded writes accept an equal token.",
 					"Leave checkLockSyncedSlaves on (the default).", null);
 		}
-		this.redisson = redisson;
+		this.redisson = SingletonSupplier.of(redisson::get);
 		this.redisDescription = redisDescription;
-		this.server = serverOf(redisson);
+		this.server = ConfiguredRedis.of(config);
 		this.tokensInRedis = tokensInRedis;
 		this.keyPrefix = keyPrefix;
 	}
@@ -156,22 +170,6 @@ public class RedissonFencedLocks implements FencedLocks {
 	@Override
 	public String tokenOrigin() {
 		return "Redis (Redisson's counter per lock name, fencing.token-source=redis)";
-	}
-
-	/**
-	 * The client's configuration, which names its Redis, as a digest (it may hold a
-	 * password); clients configured alike share it. A configuration that cannot be
-	 * written out is this client's alone.
-	 */
-	private static String serverOf(RedissonClient redisson) {
-		try {
-			byte[] digest = MessageDigest.getInstance("SHA-256")
-				.digest(redisson.getConfig().toYAML().getBytes(StandardCharsets.UTF_8));
-			return HexFormat.of().formatHex(digest);
-		}
-		catch (IOException | NoSuchAlgorithmException | RuntimeException ex) {
-			return "client " + System.identityHashCode(redisson);
-		}
 	}
 
 	private PendingKey pendingKey(String lockName) {
@@ -202,7 +200,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	 */
 	@Override
 	public List<String> pingMasters(Duration timeout) {
-		return RedisMasters.ping(this.redisson, this.redisDescription, timeout);
+		return RedisMasters.ping(this.redisson.get(), this.redisDescription, timeout);
 	}
 
 	/**
@@ -413,7 +411,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * them).
 	 */
 	private String publishCommand() {
-		if (this.redisson instanceof Redisson client) {
+		if (this.redisson.get() instanceof Redisson client) {
 			return client.getCommandExecutor().getConnectionManager().getSubscribeService().getPublishCommand();
 		}
 		return "publish";
@@ -498,7 +496,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	}
 
 	private RScript script() {
-		return this.redisson.getScript(StringCodec.INSTANCE);
+		return this.redisson.get().getScript(StringCodec.INSTANCE);
 	}
 
 	/**
@@ -507,7 +505,8 @@ public class RedissonFencedLocks implements FencedLocks {
 	 */
 	private RedissonLock lock(String lockName) {
 		String key = keyOf(lockName);
-		RLock lock = this.tokensInRedis ? this.redisson.getFencedLock(key) : this.redisson.getLock(key);
+		RedissonClient client = this.redisson.get();
+		RLock lock = this.tokensInRedis ? client.getFencedLock(key) : client.getLock(key);
 		if (lock instanceof RedissonLock own && (!this.tokensInRedis || own instanceof RedissonFencedLock)) {
 			return own;
 		}
@@ -563,7 +562,8 @@ public class RedissonFencedLocks implements FencedLocks {
 	}
 
 	/**
-	 * A pending release's key: the Redis (see {@code serverOf}) and the lock's key there.
+	 * A pending release's key: the Redis (see {@link ConfiguredRedis}) and the lock's key
+	 * there.
 	 */
 	private record PendingKey(String server, String key) {
 	}

@@ -131,6 +131,45 @@ class FencingAutoConfigurationTests {
 		});
 	}
 
+	/**
+	 * The starter's Redisson client is built at its first use, not at the start, which it
+	 * took a fifth of a second of, unless {@code fencing.redis.fail-fast} asks for Redis
+	 * at the start; it is shut down after the locks and the runs, which first give their
+	 * locks back.
+	 */
+	@Test
+	void theStartersRedissonClientIsBuiltAtItsFirstUseAndShutDownAfterTheLocks() {
+		String lock = "fencing-test-" + UUID.randomUUID();
+		String[] key = new String[1];
+		StarterRedissonClient[] client = new StarterRedissonClient[1];
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			client[0] = context.getBean(StarterRedissonClient.class);
+			assertThat(client[0].isBuilt()).as("built at the start").isFalse();
+			FencedLocks locks = context.getBean(FencedLocks.class);
+			HeldLock held = locks.tryAcquire(lock, Duration.ZERO, Duration.ofMinutes(5));
+			assertThat(held).isNotNull();
+			assertThat(client[0].isBuilt()).as("built at the first acquisition").isTrue();
+			assertThat(context.getBean(RedissonClient.class)).isSameAs(client[0].get());
+			key[0] = TestServices.lockKey(context, lock);
+			// Not awaited: the context closes at once.
+			locks.release(held);
+		});
+		assertThat(client[0].get().isShutdown()).isTrue();
+		Config config = new Config();
+		config.useSingleServer().setAddress(TestServices.redisUrl());
+		RedissonClient redisson = Redisson.create(config);
+		try {
+			assertThat(redisson.getKeys().countExists(key[0])).as("the lock's key once the context has closed")
+				.isZero();
+		}
+		finally {
+			redisson.shutdown();
+		}
+		this.contextRunner.withPropertyValues("fencing.redis.fail-fast=true")
+			.run((context) -> assertThat(context.getBean(StarterRedissonClient.class).isBuilt()).isTrue());
+	}
+
 	@Test
 	void appliesTheStandardJdbcTemplateSettings() {
 		this.contextRunner.withPropertyValues("spring.jdbc.template.fetch-size=77", "spring.jdbc.template.max-rows=5")
