@@ -15,9 +15,13 @@ final class BenchmarkServices {
 		return env("FENCING_BENCH_REDIS_URL", "redis://127.0.0.1:6379");
 	}
 
+	static String postgresUrl() {
+		return env("FENCING_BENCH_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+	}
+
 	static HikariDataSource postgres() {
 		HikariDataSource dataSource = new HikariDataSource();
-		dataSource.setJdbcUrl(env("FENCING_BENCH_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+		dataSource.setJdbcUrl(postgresUrl());
 		// Counts the round trips for the cost profiler.
 		dataSource.addDataSourceProperty("socketFactory", CountingSocketFactory.class.getName());
 		dataSource.setMaximumPoolSize(4);

@@ -33,6 +33,9 @@ public final class Benchmarks {
 		String include = (args.length > 0 && !args[0].isBlank()) ? args[0] : Benchmarks.class.getPackageName();
 		int runs = (args.length > 1) ? Integer.parseInt(args[1]) : 3;
 		Map<String, List<Double>> ratiosOverRuns = new LinkedHashMap<>();
+		if (ApplicationStartupBenchmarks.class.getName().matches(".*" + include + ".*")) {
+			ApplicationStartupBenchmarks.createSchema();
+		}
 		for (int run = 1; run <= runs; run++) {
 			Options options = new OptionsBuilder().include(include)
 				.addProfiler(CostProfiler.class)
@@ -84,8 +87,10 @@ public final class Benchmarks {
 		String names = result.getParams().getParam("names");
 		String client = result.getParams().getParam("client");
 		String database = result.getParams().getParam("database");
+		String application = result.getParams().getParam("application");
 		return name + ((names != null) ? " (" + names + " names)" : "") + ((client != null) ? " (" + client + ")" : "")
-				+ ((database != null) ? " (" + database + ")" : "");
+				+ ((database != null) ? " (" + database + ")" : "")
+				+ ((application != null) ? " (" + application + ")" : "");
 	}
 
 	private static void printFigures(Map<String, Figures> figures) {
@@ -146,6 +151,17 @@ public final class Benchmarks {
 						"ThroughputBenchmarks.shedLock" + suffix, Figures::median, ">= 1.00");
 			}
 		}
+		String start = "ApplicationStartupBenchmarks.startAndQueryOnce";
+		ratios.add("database store / plain JDBC application, start", start + " (database-store)", start + " (plain)",
+				Figures::median, "<= 1.10");
+		ratios.add("database store / plain JDBC application, JVM CPU of the start", start + " (database-store)",
+				start + " (plain)", Figures::jvmCpu, "(context)");
+		ratios.add("Redis store / JDBC application with Boot's Redis, start", start + " (redis-store)",
+				start + " (plain-redis)", Figures::median, "<= 1.10");
+		ratios.add("Redis store / JDBC application with Boot's Redis, JVM CPU of the start", start + " (redis-store)",
+				start + " (plain-redis)", Figures::jvmCpu, "(context)");
+		ratios.add("Redis store / plain JDBC application, start", start + " (redis-store)", start + " (plain)",
+				Figures::median, "(context)");
 		ratios.add("guardedUpdate / handWrittenFencedUpdate, time per call", "GuardedWriteBenchmarks.guardedUpdate",
 				"GuardedWriteBenchmarks.handWrittenFencedUpdate", Figures::median, "<= 1.05");
 		ratios.add("guardedUpdate / handWrittenFencedUpdate, JVM CPU per call", "GuardedWriteBenchmarks.guardedUpdate",
