@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 import javax.sql.DataSource;
 
@@ -264,7 +265,7 @@ public final class FencingAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(FencedLocks.class)
 		RedissonFencedLocks fencedLocks(ObjectProvider<RedissonClient> redisson,
-				ObjectProvider<StarterRedissonClient> starterClient, FencingProperties fencing,
+				Optional<StarterRedissonClient> starterClient, FencingProperties fencing,
 				ObjectProvider<DataSource> dataSources) {
 			boolean tokensInRedis = !fencing.takesTokensFromDatabase(dataSources.getIfUnique() != null);
 			String keyPrefix = fencing.getRedis().getKeyPrefix();
@@ -279,7 +280,8 @@ public final class FencingAutoConfiguration {
 								+ "all locks in one slot and ignoring the hash tags of the lock names. Use a prefix "
 								+ "without { and }, for example 'fencing:lock:'");
 			}
-			StarterRedissonClient own = starterClient.getIfAvailable();
+			// Injected, not looked up: the client is then shut down after the locks.
+			StarterRedissonClient own = starterClient.orElse(null);
 			if (own == null) {
 				return new RedissonFencedLocks(redisson.getObject(), "the application's RedissonClient", tokensInRedis,
 						keyPrefix);

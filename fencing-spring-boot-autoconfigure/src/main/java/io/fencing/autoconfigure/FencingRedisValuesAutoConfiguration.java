@@ -1,5 +1,7 @@
 package io.fencing.autoconfigure;
 
+import java.util.Optional;
+
 import io.fencing.redis.FencedRedisValues;
 import io.fencing.redis.RedissonFencedValues;
 import org.redisson.api.RedissonClient;
@@ -32,9 +34,12 @@ public final class FencingRedisValuesAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnSingleCandidate(RedissonClient.class)
-		RedissonFencedValues redissonFencedValues(ObjectProvider<RedissonClient> redisson, FencingProperties fencing) {
-			// The starter's own client is built at its first use.
-			RedissonFencedValues values = new RedissonFencedValues(redisson::getObject);
+		RedissonFencedValues redissonFencedValues(ObjectProvider<RedissonClient> redisson,
+				Optional<StarterRedissonClient> starterClient, FencingProperties fencing) {
+			// The starter's own client, built at its first use; injected, not looked up,
+			// so that it is shut down after the values and the beans that use them.
+			RedissonFencedValues values = starterClient.map((own) -> new RedissonFencedValues(own::get))
+				.orElseGet(() -> new RedissonFencedValues(redisson.getObject()));
 			values.setFencingEnabled(fencing.isEnabled());
 			return values;
 		}

@@ -45,7 +45,7 @@ final class RedissonConfigOfConnectionDetails {
 		DataRedisConnectionDetails.Cluster cluster = details.getCluster();
 		DataRedisConnectionDetails.MasterReplica masterReplica = details.getMasterReplica();
 		if (sentinel != null) {
-			List<String> nodes = sentinel.getNodes().stream().map(address).toList();
+			List<String> nodes = nodes(sentinel.getNodes(), address, "spring.data.redis.sentinel.nodes");
 			servers = config.useSentinelServers()
 				.setMasterName(sentinel.getMaster())
 				.setSentinelUsername(sentinel.getUsername())
@@ -56,14 +56,14 @@ final class RedissonConfigOfConnectionDetails {
 		}
 		else if (cluster != null) {
 			refuseMaxRedirects(properties);
-			List<String> nodes = cluster.getNodes().stream().map(address).toList();
+			List<String> nodes = nodes(cluster.getNodes(), address, "spring.data.redis.cluster.nodes");
 			servers = config.useClusterServers().addNodeAddress(nodes.toArray(String[]::new));
 			location = "cluster " + nodes;
 		}
 		else if (masterReplica != null) {
 			// Boot's master/replica nodes do not say which is the master: Redisson's
 			// replicated mode finds it by role and follows a promotion.
-			List<String> nodes = masterReplica.getNodes().stream().map(address).toList();
+			List<String> nodes = nodes(masterReplica.getNodes(), address, "spring.data.redis.masterreplica.nodes");
 			servers = config.useReplicatedServers()
 				.setDatabase((properties != null) ? properties.getDatabase() : 0)
 				.addNodeAddress(nodes.toArray(String[]::new));
@@ -96,6 +96,24 @@ final class RedissonConfigOfConnectionDetails {
 			}
 		}
 		return new FencingRedissonConfig(config, location, false);
+	}
+
+	/**
+	 * The nodes' addresses; none is refused here, at the start, as building the client
+	 * would refuse it at its first use.
+	 */
+	private static List<String> nodes(@Nullable List<Node> nodes, Function<Node, String> address, String property) {
+		if (nodes == null || nodes.isEmpty()) {
+			throw missing("node", property);
+		}
+		return nodes.stream().map(address).toList();
+	}
+
+	private static FencingStartupException missing(String what, String property) {
+		return new FencingStartupException(
+				"The Redis connection details name no " + what + " (" + property
+						+ "), which the fencing starter's Redisson client needs.",
+				"Set " + property + ", or define a RedissonClient bean.", null);
 	}
 
 	/** Redisson takes its timeouts as an {@code int} of milliseconds. */

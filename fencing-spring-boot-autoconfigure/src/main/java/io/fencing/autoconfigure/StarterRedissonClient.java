@@ -1,16 +1,18 @@
 package io.fencing.autoconfigure;
 
 import io.fencing.run.FencingStartupException;
+import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
+import org.redisson.RedissonShutdownException;
 import org.redisson.config.Config;
 
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The starter's own Redisson client, when the application has none: built at its first
  * use, as building it takes a fifth of a second of a start, and shut down when the
- * context closes, after the locks and everything else that used it.
+ * context closes, after the locks and everything else that used it. Once shut down, it is
+ * not built again.
  */
 final class StarterRedissonClient implements DisposableBean {
 
@@ -18,9 +20,9 @@ final class StarterRedissonClient implements DisposableBean {
 
 	private final boolean failFast;
 
-	private final SingletonSupplier<Redisson> client = SingletonSupplier.of(this::build);
+	private @Nullable Redisson client;
 
-	private volatile boolean built;
+	private boolean closed;
 
 	StarterRedissonClient(FencingRedissonConfig config, boolean failFast) {
 		this.config = config;
@@ -31,18 +33,32 @@ final class StarterRedissonClient implements DisposableBean {
 		return this.config;
 	}
 
-	Redisson get() {
-		return this.client.obtain();
+	/**
+	 * The client, built at the first call.
+	 * @throws RedissonShutdownException once the context has closed
+	 */
+	synchronized Redisson get() {
+		if (this.closed) {
+			throw new RedissonShutdownException(
+					"The fencing starter's Redisson client is shut down: its application " + "context has closed");
+		}
+		Redisson built = this.client;
+		if (built == null) {
+			built = build();
+			this.client = built;
+		}
+		return built;
 	}
 
-	boolean isBuilt() {
-		return this.built;
+	synchronized boolean isBuilt() {
+		return this.client != null;
 	}
 
 	@Override
-	public void destroy() {
-		if (this.built) {
-			this.client.obtain().shutdown();
+	public synchronized void destroy() {
+		this.closed = true;
+		if (this.client != null) {
+			this.client.shutdown();
 		}
 	}
 
@@ -52,9 +68,7 @@ final class StarterRedissonClient implements DisposableBean {
 		// one after a failed connect, so the application starts without Redis.
 		config.setLazyInitialization(!this.failFast);
 		try {
-			Redisson redisson = (Redisson) Redisson.create(config);
-			this.built = true;
-			return redisson;
+			return (Redisson) Redisson.create(config);
 		}
 		catch (IllegalArgumentException ex) {
 			// Redisson's own checks, for example a configuration without servers.

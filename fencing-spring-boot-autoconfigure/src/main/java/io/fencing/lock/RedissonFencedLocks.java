@@ -505,7 +505,14 @@ public class RedissonFencedLocks implements FencedLocks {
 	 */
 	private RedissonLock lock(String lockName) {
 		String key = keyOf(lockName);
-		RedissonClient client = this.redisson.get();
+		RedissonClient client;
+		try {
+			client = this.redisson.get();
+		}
+		catch (RuntimeException ex) {
+			// A client built at its first use that could not be, or was shut down.
+			throw unavailable(lockName, ex);
+		}
 		RLock lock = this.tokensInRedis ? client.getFencedLock(key) : client.getLock(key);
 		if (lock instanceof RedissonLock own && (!this.tokensInRedis || own instanceof RedissonFencedLock)) {
 			return own;

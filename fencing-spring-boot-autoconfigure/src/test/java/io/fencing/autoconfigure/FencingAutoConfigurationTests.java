@@ -3,17 +3,20 @@ package io.fencing.autoconfigure;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.UUID;
 import java.util.function.Predicate;
 
 import io.fencing.FencedTask;
 import io.fencing.FencingContext;
+import io.fencing.LockUnavailableException;
 import io.fencing.jdbc.ExpiredRows;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.jdbc.IdempotentOperations;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
 import io.fencing.lock.RedissonFencedLocks;
+import io.fencing.redis.RedissonFencedValues;
 import io.fencing.run.FencedTaskAdvisor;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
@@ -24,6 +27,7 @@ import org.redisson.config.Config;
 
 import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.Advised;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -142,6 +146,7 @@ class FencingAutoConfigurationTests {
 		String lock = "fencing-test-" + UUID.randomUUID();
 		String[] key = new String[1];
 		StarterRedissonClient[] client = new StarterRedissonClient[1];
+		RedissonClient[] built = new RedissonClient[1];
 		this.contextRunner.run((context) -> {
 			assertThat(context).hasNotFailed();
 			client[0] = context.getBean(StarterRedissonClient.class);
@@ -151,11 +156,12 @@ class FencingAutoConfigurationTests {
 			assertThat(held).isNotNull();
 			assertThat(client[0].isBuilt()).as("built at the first acquisition").isTrue();
 			assertThat(context.getBean(RedissonClient.class)).isSameAs(client[0].get());
+			built[0] = client[0].get();
 			key[0] = TestServices.lockKey(context, lock);
 			// Not awaited: the context closes at once.
 			locks.release(held);
 		});
-		assertThat(client[0].get().isShutdown()).isTrue();
+		assertThat(built[0].isShutdown()).isTrue();
 		Config config = new Config();
 		config.useSingleServer().setAddress(TestServices.redisUrl());
 		RedissonClient redisson = Redisson.create(config);
@@ -168,6 +174,44 @@ class FencingAutoConfigurationTests {
 		}
 		this.contextRunner.withPropertyValues("fencing.redis.fail-fast=true")
 			.run((context) -> assertThat(context.getBean(StarterRedissonClient.class).isBuilt()).isTrue());
+	}
+
+	/**
+	 * An application bean that reads a fenced Redis value as it is destroyed still has
+	 * the starter's client, built at its first use or not.
+	 */
+	@Test
+	void theStartersRedissonClientOutlivesTheBeansThatUseItsFencedValues() {
+		for (boolean usedBeforeTheClose : List.of(true, false)) {
+			LastWordsConfiguration.failures.clear();
+			this.contextRunner.withConfiguration(AutoConfigurations.of(FencingRedisValuesAutoConfiguration.class))
+				.withUserConfiguration(LastWordsConfiguration.class)
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					if (usedBeforeTheClose) {
+						assertThat(context.getBean(RedissonFencedValues.class).read(LastWords.KEY)).isNull();
+					}
+				});
+			assertThat(LastWordsConfiguration.failures).as("used before the close: " + usedBeforeTheClose).isEmpty();
+		}
+	}
+
+	/**
+	 * Locks kept past the context's close are unavailable, as Redis is to them, and build
+	 * no client that nothing would shut down.
+	 */
+	@Test
+	void locksKeptPastTheCloseAreUnavailableAndBuildNoClient() {
+		FencedLocks[] kept = new FencedLocks[1];
+		StarterRedissonClient[] client = new StarterRedissonClient[1];
+		this.contextRunner.run((context) -> {
+			kept[0] = context.getBean(FencedLocks.class);
+			client[0] = context.getBean(StarterRedissonClient.class);
+		});
+		assertThatExceptionOfType(LockUnavailableException.class)
+			.isThrownBy(() -> kept[0].tryAcquire("fencing-test-" + UUID.randomUUID(), Duration.ZERO, null))
+			.withMessageContaining("shut down");
+		assertThat(client[0].isBuilt()).isFalse();
 	}
 
 	@Test
@@ -362,6 +406,35 @@ class FencingAutoConfigurationTests {
 			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining(reason);
 			assertThat(context.getStartupFailure()).hasStackTraceContaining(propertyName);
 		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LastWordsConfiguration {
+
+		static final List<Throwable> failures = new CopyOnWriteArrayList<>();
+
+		@Bean
+		LastWords lastWords(RedissonFencedValues values) {
+			return new LastWords(values, failures);
+		}
+
+	}
+
+	/** Reads a fenced Redis value as it is destroyed. */
+	record LastWords(RedissonFencedValues values, List<Throwable> failures) implements DisposableBean {
+
+		static final String KEY = "fencing-test-" + UUID.randomUUID();
+
+		@Override
+		public void destroy() {
+			try {
+				this.values.read(KEY);
+			}
+			catch (RuntimeException ex) {
+				this.failures.add(ex);
+			}
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -36,6 +36,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -129,6 +130,21 @@ class FencingRedissonConfigTests {
 		assertThat(sentinel.getMasterConnectionMinimumIdleSize()).isEqualTo(2);
 		assertThat(sentinel.getSlaveConnectionMinimumIdleSize()).isEqualTo(2);
 		assertThat(config.getPassword()).isEqualTo("data-secret");
+	}
+
+	/**
+	 * What only building Redisson's client would refuse is refused at the start, as the
+	 * client is built at its first use.
+	 */
+	@Test
+	void aSentinelWithoutNodesIsRefusedAtTheStartNamingTheProperty() {
+		// Without Lettuce, whose connection factory would refuse it first.
+		ApplicationContextRunner withoutLettuce = this.contextRunner
+			.withClassLoader(new FilteredClassLoader("io.lettuce"));
+		withoutLettuce.withPropertyValues("spring.data.redis.sentinel.master=mymaster")
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining(
+						"The Redis connection details name no node (spring.data.redis.sentinel.nodes)"));
 	}
 
 	@Test
