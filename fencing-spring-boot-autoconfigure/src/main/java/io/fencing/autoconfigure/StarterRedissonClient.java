@@ -40,7 +40,7 @@ final class StarterRedissonClient implements DisposableBean {
 	synchronized Redisson get() {
 		if (this.closed) {
 			throw new RedissonShutdownException(
-					"The fencing starter's Redisson client is shut down: its application " + "context has closed");
+					"The fencing starter's Redisson client is shut down: its application context has closed");
 		}
 		Redisson built = this.client;
 		if (built == null) {
