@@ -137,7 +137,6 @@ public final class FencingAutoConfiguration {
 									+ "fencing.lock-store=database to take them in the application's database.",
 							null);
 		}
-		TokenSource source = null;
 		if (locks instanceof DatabaseFencedLocks) {
 			// Its tokens are the database's, drawn with each grant; its table and the
 			// sequence are checked.
@@ -158,7 +157,7 @@ public final class FencingAutoConfiguration {
 					null);
 		}
 		if (!locks.issuesTokens()) {
-			source = tokenSource.getIfAvailable();
+			TokenSource source = tokenSource.getIfAvailable();
 			if (source == null) {
 				boolean several = dataSources.stream().limit(2).count() > 1;
 				throw new FencingStartupException(
@@ -173,8 +172,9 @@ public final class FencingAutoConfiguration {
 			if (source instanceof JdbcTokenSource jdbc) {
 				jdbc.checkSchema();
 			}
+			locks = FencedLocks.withTokensFrom(locks, source);
 		}
-		FencedTaskRunner runner = new FencedTaskRunner(locks, source, listeners.orderedStream().toList(),
+		FencedTaskRunner runner = new FencedTaskRunner(locks, listeners.orderedStream().toList(),
 				deferredWrites.orderedStream().toList());
 		logger.info("Fenced tasks take their locks from " + locks.description() + " and their tokens from "
 				+ runner.tokenOrigin());

@@ -14,6 +14,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -245,7 +246,7 @@ public final class DatabaseFencedLocks implements FencedLocks {
 	 */
 	@Override
 	public CompletableFuture<@Nullable HeldLock> tryAcquireAsync(String lockName, Duration waitTime,
-			@Nullable Duration leaseTime) {
+			@Nullable Duration leaseTime, Executor afterGrant) {
 		CompletableFuture<@Nullable HeldLock> result = new CompletableFuture<>();
 		this.waits.add(result);
 		result.whenComplete((held, failure) -> this.waits.remove(result));

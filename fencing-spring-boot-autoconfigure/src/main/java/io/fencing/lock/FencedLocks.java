@@ -3,6 +3,7 @@ package io.fencing.lock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -49,10 +50,12 @@ public interface FencedLocks extends AutoCloseable {
 	 * {@link #tryAcquire}, for work that must not keep a thread while the lock is busy.
 	 * Cancelling the returned future stops the wait; whatever is acquired after is given
 	 * back. By default the calling thread waits.
+	 * @param afterGrant where work that follows the grant and may block runs (a token
+	 * taken from a database), never the lock client's own threads
 	 * @return completes with the acquisition, or {@code null} when the lock stayed busy
 	 */
 	default CompletableFuture<@Nullable HeldLock> tryAcquireAsync(String lockName, Duration waitTime,
-			@Nullable Duration leaseTime) {
+			@Nullable Duration leaseTime, Executor afterGrant) {
 		try {
 			return CompletableFuture.completedFuture(tryAcquire(lockName, waitTime, leaseTime));
 		}
@@ -75,8 +78,8 @@ public interface FencedLocks extends AutoCloseable {
 
 	/**
 	 * Whether acquisitions carry tokens of their own ({@code true} unless said
-	 * otherwise); {@code false}: the lock alone, and the runner takes each token from a
-	 * {@link io.fencing.lock.TokenSource} before the body runs.
+	 * otherwise); {@code false}: the lock alone, and each grant takes its token from a
+	 * {@link TokenSource} ({@link #withTokensFrom}).
 	 */
 	default boolean issuesTokens() {
 		return true;
@@ -90,14 +93,6 @@ public interface FencedLocks extends AutoCloseable {
 	 */
 	default boolean tokensCanFallBehind() {
 		return issuesTokens();
-	}
-
-	/**
-	 * Called once the held lock's token is final, just before the body of the run that
-	 * took it starts. Does nothing unless an implementation has a use for it, such as a
-	 * test kit pausing the owner.
-	 */
-	default void beforeBody(HeldLock held) {
 	}
 
 	/**
@@ -150,6 +145,15 @@ public interface FencedLocks extends AutoCloseable {
 	 */
 	default @Nullable String raiseCounterCommand(String lockName, long acceptedToken) {
 		return null;
+	}
+
+	/**
+	 * {@code locks}, which issue no tokens, granting each lock with a token from
+	 * {@code tokens}: taken once the lock is granted, and refused (the lock given back)
+	 * when the lock was lost meanwhile.
+	 */
+	static FencedLocks withTokensFrom(FencedLocks locks, TokenSource tokens) {
+		return new LocksWithTokenSource(locks, tokens);
 	}
 
 	/** Waits for the pending releases. */

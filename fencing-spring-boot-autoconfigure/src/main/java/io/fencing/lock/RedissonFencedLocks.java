@@ -7,6 +7,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -34,8 +35,8 @@ import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Acquires and releases Redisson locks for fenced tasks, with Redisson's tokens
- * ({@code fencing.token-source=redis}) or without ({@code database}: the runner takes
- * each token from {@link JdbcTokenSource}).
+ * ({@code fencing.token-source=redis}) or without ({@code database}: each grant takes its
+ * token from {@link JdbcTokenSource}, {@link FencedLocks#withTokensFrom}).
  * <p>
  * Every acquisition has an owner of its own. Redisson names a lock's owner after the
  * client and a thread id, and lets the same owner re-enter: an acquisition whose reply
@@ -109,24 +110,12 @@ public class RedissonFencedLocks implements FencedLocks {
 	 */
 	private final String keyPrefix;
 
-	/**
-	 * The token of an acquisition whose token the runner takes from its token source
-	 * before anything sees it.
-	 */
+	/** The token of a grant that takes its token source's before anything sees it. */
 	private static final long TOKEN_TO_BE_ISSUED = 0;
 
 	/**
-	 * @param redisson the client whose locks fence the tasks
-	 * @param redisDescription where Redis is, for error messages (for example
-	 * {@code redis://localhost:6379})
-	 * @param tokensInRedis whether each acquisition takes Redisson's token, from the
-	 * lock's counter in Redis; {@code false}: the lock alone, whose tokens a
-	 * {@link io.fencing.lock.TokenSource} issues, and Redis keeps nothing of a lock once
-	 * it is released
-	 * @param keyPrefix what the key of each lock starts with, before its name
-	 * ({@code fencing.redis.key-prefix})
-	 * @throws FencingStartupException when the client has {@code checkLockSyncedSlaves}
-	 * off on a Redis with replicas: a failover could then give two owners the same token
+	 * Locks on an application's client.
+	 * @see #RedissonFencedLocks(Supplier, Config, String, boolean, String)
 	 */
 	public RedissonFencedLocks(RedissonClient redisson, String redisDescription, boolean tokensInRedis,
 			String keyPrefix) {
@@ -138,11 +127,16 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * building Redisson's takes a fifth of a second of a start).
 	 * @param redisson gives the client, once
 	 * @param config the client's configuration
-	 * @param redisDescription where Redis is, for error messages
-	 * @param tokensInRedis whether each acquisition takes Redisson's token
+	 * @param redisDescription where Redis is, for error messages (for example
+	 * {@code redis://localhost:6379})
+	 * @param tokensInRedis whether each acquisition takes Redisson's token, from the
+	 * lock's counter in Redis; {@code false}: the lock alone, whose tokens a
+	 * {@link TokenSource} issues, and Redis keeps nothing of a lock once it is released
 	 * @param keyPrefix what the key of each lock starts with, before its name
+	 * ({@code fencing.redis.key-prefix})
 	 * @throws FencingStartupException when the configuration has
-	 * {@code checkLockSyncedSlaves} off on a Redis with replicas
+	 * {@code checkLockSyncedSlaves} off on a Redis with replicas: a failover could then
+	 * give two owners the same token
 	 */
 	public RedissonFencedLocks(Supplier<? extends RedissonClient> redisson, Config config, String redisDescription,
 			boolean tokensInRedis, String keyPrefix) {
@@ -216,7 +210,7 @@ public class RedissonFencedLocks implements FencedLocks {
 	@Override
 	public @Nullable HeldLock tryAcquire(String lockName, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
-		CompletableFuture<@Nullable HeldLock> acquiring = tryAcquireAsync(lockName, waitTime, leaseTime);
+		CompletableFuture<@Nullable HeldLock> acquiring = acquireAsync(lockName, waitTime, leaseTime);
 		try {
 			return acquiring.get();
 		}
@@ -251,6 +245,12 @@ public class RedissonFencedLocks implements FencedLocks {
 	 */
 	@Override
 	public CompletableFuture<@Nullable HeldLock> tryAcquireAsync(String lockName, Duration waitTime,
+			@Nullable Duration leaseTime, Executor afterGrant) {
+		return acquireAsync(lockName, waitTime, leaseTime);
+	}
+
+	/** Nothing that follows a grant blocks: Redisson's threads complete it. */
+	private CompletableFuture<@Nullable HeldLock> acquireAsync(String lockName, Duration waitTime,
 			@Nullable Duration leaseTime) {
 		CompletableFuture<@Nullable HeldLock> result = new CompletableFuture<>();
 		CompletableFuture<Boolean> pendingRelease = PENDING_RELEASES.of(pendingKey(lockName));

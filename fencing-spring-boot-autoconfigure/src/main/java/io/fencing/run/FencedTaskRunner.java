@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,7 +22,6 @@ import io.fencing.LockUnavailableException;
 import io.fencing.OnBusy;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
-import io.fencing.lock.TokenSource;
 import io.fencing.run.TokenBindings.Acquisition;
 import io.fencing.run.TokenBindings.Binding;
 import org.apache.commons.logging.Log;
@@ -47,18 +45,10 @@ public class FencedTaskRunner implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(FencedTaskRunner.class);
 
-	/** Redisson's watchdog lease, which it renews while the lock is held. */
-	private static final Duration WATCHDOG_LEASE = Duration.ofSeconds(30);
-
 	/** How long {@link #close} lets asynchronous work that has ended finish. */
 	private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
 	private final FencedLocks locks;
-
-	/**
-	 * Where each acquisition's token comes from; {@code null}: the locks' own tokens.
-	 */
-	private final @Nullable TokenSource tokenSource;
 
 	private final List<RunListener> listeners;
 
@@ -83,15 +73,13 @@ public class FencedTaskRunner implements AutoCloseable {
 			(finish, pool) -> this.releaseThreads.newThread(finish).start());
 
 	/**
-	 * @param tokenSource where each acquisition's token comes from once Redis granted the
-	 * lock, or {@code null} for the locks' own tokens
+	 * @param locks where the locks come from, each granted with its token
 	 * @param listeners told of every run, in this order, after the runner's own log
 	 * @param deferredWrites sent when a body starts and when it ends
 	 */
-	public FencedTaskRunner(FencedLocks locks, @Nullable TokenSource tokenSource, List<? extends RunListener> listeners,
+	public FencedTaskRunner(FencedLocks locks, List<? extends RunListener> listeners,
 			List<DeferredWrites> deferredWrites) {
 		this.locks = locks;
-		this.tokenSource = tokenSource;
 		this.deferredWrites = List.copyOf(deferredWrites);
 		this.listeners = Stream.concat(Stream.of(new RunLog()), listeners.stream())
 			.map(RunListener.class::cast)
@@ -114,12 +102,9 @@ public class FencedTaskRunner implements AutoCloseable {
 		return this.releases;
 	}
 
-	/**
-	 * Where the tokens come from, for the startup log, the endpoint and health: the token
-	 * source, or the locks themselves.
-	 */
+	/** Where the tokens come from, for the startup log, the endpoint and health. */
 	public String tokenOrigin() {
-		return (this.tokenSource != null) ? this.tokenSource.description() : this.locks.tokenOrigin();
+		return this.locks.tokenOrigin();
 	}
 
 	/**
@@ -210,9 +195,9 @@ public class FencedTaskRunner implements AutoCloseable {
 	}
 
 	/**
-	 * {@link #start}, keeping no thread while the lock is busy: the wait is Redis's, and
-	 * what follows the acquisition, which may block (the database token source), runs on
-	 * {@code afterAcquiring}.
+	 * {@link #start}, keeping no thread while the lock is busy: the wait is the lock
+	 * store's, and what follows the grant, which may block (a token taken from the
+	 * database), runs on {@code afterAcquiring}.
 	 * @return completes with the run, {@code null} when skipped, or the exception
 	 * {@link #start} throws; cancelling it stops the wait, and a lock acquired after is
 	 * given back
@@ -225,7 +210,7 @@ public class FencedTaskRunner implements AutoCloseable {
 			if (reused != null) {
 				return CompletableFuture.completedFuture(reused);
 			}
-			acquiring = this.locks.tryAcquireAsync(task.lockName(), task.waitTime(), task.leaseTime());
+			acquiring = this.locks.tryAcquireAsync(task.lockName(), task.waitTime(), task.leaseTime(), afterAcquiring);
 		}
 		catch (RuntimeException | Error ex) {
 			lifecycle.ended(TaskRun.outcomeOf(ex), ex);
@@ -303,8 +288,7 @@ public class FencedTaskRunner implements AutoCloseable {
 	}
 
 	/** The run of an acquisition, or what a busy lock does when it stayed busy. */
-	private @Nullable TaskRun acquired(TaskDefinition task, RunLifecycle lifecycle, @Nullable HeldLock acquiredLock) {
-		HeldLock held = acquiredLock;
+	private @Nullable TaskRun acquired(TaskDefinition task, RunLifecycle lifecycle, @Nullable HeldLock held) {
 		if (held == null) {
 			return notAcquired(task, lifecycle,
 					"lock '" + task.lockName() + "' is held by another owner"
@@ -313,47 +297,16 @@ public class FencedTaskRunner implements AutoCloseable {
 		}
 		// Whatever fails once the lock is taken gives it back.
 		try {
-			if (this.tokenSource != null) {
-				held = held.withToken(this.tokenSource.next(task.lockName()));
-				confirmHeldAfterItsToken(held, task);
-			}
-			// Before the hook, where a test kit's newer (later) owner may run.
 			lifecycle.acquired(held.token());
-			this.locks.beforeBody(held);
 			Duration lease = held.leaseTime();
-			HeldLock checked = held;
 			Acquisition acquisition = new Acquisition(held.token(),
 					held.acquiredAtNanos() + ((lease != null) ? lease.toNanos() : 0), lease != null,
-					() -> this.locks.isHeld(checked), task.taskName());
+					() -> this.locks.isHeld(held), task.taskName());
 			return new TaskRun(this, task, lifecycle, held, acquisition);
 		}
 		catch (RuntimeException | Error ex) {
 			this.locks.release(held);
 			throw ex;
-		}
-	}
-
-	/**
-	 * A token taken slowly (a pool that waits, a slow connect) may come after the lock
-	 * was lost: its fixed lease ran out, or Redis lost it, and a newer owner may run with
-	 * an older token. Quicker than a twentieth of the lease, the lease cannot have run
-	 * out meanwhile; slower, Redis is asked, in one round trip.
-	 * @throws LockUnavailableException when the lock is no longer this acquisition's
-	 */
-	private void confirmHeldAfterItsToken(HeldLock held, TaskDefinition task) {
-		Duration lease = held.leaseTime();
-		long leaseNanos = ((lease != null) ? lease : WATCHDOG_LEASE).toNanos();
-		long tookNanos = System.nanoTime() - held.acquiredAtNanos();
-		if (tookNanos <= leaseNanos / 20) {
-			return;
-		}
-		if ((lease != null && tookNanos >= leaseNanos) || !this.locks.isHeld(held)) {
-			throw new LockUnavailableException(task.lockName(),
-					"Lock '" + task.lockName() + "' was lost while its token was taken from "
-							+ Objects.requireNonNull(this.tokenSource).description() + " ("
-							+ Duration.ofNanos(tookNanos).toMillis() + " ms after the request"
-							+ ((lease != null) ? ", lease " + lease.toMillis() + " ms" : "")
-							+ "); a newer owner may run, so " + task.description() + " did not run");
 		}
 	}
 
@@ -398,8 +351,8 @@ public class FencedTaskRunner implements AutoCloseable {
 	 */
 	CompletableFuture<Boolean> end(HeldLock held, Acquisition acquisition, Duration holdFor, RunLifecycle lifecycle) {
 		// A token source's tokens never fall behind the storage.
-		if (this.tokenSource == null && this.locks.tokensCanFallBehind()
-				&& acquisition.newestRefusingToken() > held.token().value() && this.locks.isHeld(held)) {
+		if (this.locks.tokensCanFallBehind() && acquisition.newestRefusingToken() > held.token().value()
+				&& this.locks.isHeld(held)) {
 			reportCounterBehind(held.token(), acquisition.newestRefusingToken());
 		}
 		long ranNanos = System.nanoTime() - held.acquiredAtNanos();

@@ -1,10 +1,15 @@
 package io.fencing.lock;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
@@ -24,6 +29,7 @@ import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.StockTable;
 import io.fencing.testsupport.TestServices;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -67,12 +73,14 @@ class ReactiveFencedTaskTests {
 
 	private final StockTable stock = new StockTable();
 
+	private final WatchedDataSource database = new WatchedDataSource(TestServices.postgres());
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(ReactorAutoConfiguration.class, AopAutoConfiguration.class,
 				DataRedisAutoConfiguration.class, FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
 				FencingTokenSourceAutoConfiguration.class))
 		.withPropertyValues("fencing.jdbc.initialize-schema=always")
-		.withBean(DataSource.class, () -> new DelegatingDataSource(TestServices.postgres()))
+		.withBean(DataSource.class, () -> this.database)
 		.withBean(StockTable.class, () -> this.stock)
 		.withBean(Jobs.class)
 		.withPropertyValues("spring.reactor.context-propagation=auto",
@@ -206,6 +214,43 @@ class ReactiveFencedTaskTests {
 		});
 	}
 
+	/**
+	 * The token is taken from the database on Reactor's threads for blocking work, never
+	 * on the Redis client's, whose replies a blocking call would stall.
+	 */
+	@Test
+	void theDatabaseTokenIsTakenOffTheRedisClientsThreads() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			this.database.threads.clear();
+			assertThat(jobs.syncNow(Mono.just(1)).block(Duration.ofSeconds(10))).isNotNull();
+			assertThat(this.database.threads).as("the threads that took the token")
+				.isNotEmpty()
+				.allMatch((name) -> name.startsWith("boundedElastic-"));
+		});
+	}
+
+	/**
+	 * Cancelled once Redis granted the lock and while the database gives its token, the
+	 * run does not call the method, and the lock is given back once the token came.
+	 */
+	@Test
+	void aRunCancelledWhileItsTokenIsTakenDoesNotRunAndGivesItsLockBack() {
+		this.contextRunner.run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			CountDownLatch asked = this.database.holdBackConnections();
+			Disposable run = jobs.syncNow(Mono.just(1)).subscribe();
+			assertThat(asked.await(10, TimeUnit.SECONDS)).as("the token asked for").isTrue();
+			assertThat(held(context)).as("the lock granted").isTrue();
+			run.dispose();
+			this.database.giveConnections();
+			FencingToken next = await().atMost(Duration.ofSeconds(20))
+				.until(() -> jobs.syncNow(Mono.just(1)).block(Duration.ofSeconds(10)), Objects::nonNull);
+			assertThat(next.lockName()).isEqualTo(this.lock);
+			assertThat(jobs.calls()).as("calls of the method: the next run's only").isOne();
+		});
+	}
+
 	private boolean held(ApplicationContext context) {
 		return ":1".equals(RedisServer.command(TestServices.redisHost(), TestServices.redisPort(), "EXISTS",
 				TestServices.lockKey(context, this.lock)));
@@ -299,6 +344,64 @@ class ReactiveFencedTaskTests {
 
 		private int write(int quantity) {
 			return this.stock.write(this.jdbc, quantity);
+		}
+
+	}
+
+	/**
+	 * The application's database, which records the threads that ask it for connections
+	 * for a token and can hold them back.
+	 */
+	private static final class WatchedDataSource extends DelegatingDataSource {
+
+		private final List<String> threads = new CopyOnWriteArrayList<>();
+
+		private volatile @Nullable CountDownLatch gate;
+
+		private volatile CountDownLatch asked = new CountDownLatch(1);
+
+		WatchedDataSource(DataSource target) {
+			super(target);
+		}
+
+		/**
+		 * @return counted down once a connection is asked for
+		 */
+		CountDownLatch holdBackConnections() {
+			this.asked = new CountDownLatch(1);
+			this.gate = new CountDownLatch(1);
+			return this.asked;
+		}
+
+		void giveConnections() {
+			CountDownLatch held = this.gate;
+			this.gate = null;
+			if (held != null) {
+				held.countDown();
+			}
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			if (!StackWalker.getInstance()
+				.walk((frames) -> frames
+					.anyMatch((frame) -> frame.getClassName().equals(JdbcTokenSource.class.getName())))) {
+				// The removal of expired operations, say.
+				return super.getConnection();
+			}
+			this.threads.add(Thread.currentThread().getName());
+			CountDownLatch held = this.gate;
+			if (held != null) {
+				this.asked.countDown();
+				try {
+					held.await(30, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new SQLException("Interrupted while held back", ex);
+				}
+			}
+			return super.getConnection();
 		}
 
 	}

@@ -13,6 +13,9 @@ import java.util.function.Consumer;
 import io.fencing.FencingToken;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.HeldLock;
+import io.fencing.run.RunListener;
+import io.fencing.run.RunObserver;
+import io.fencing.run.TaskDefinition;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
@@ -33,7 +36,7 @@ import org.springframework.util.Assert;
  * loses every lock (and token counter of its own), as a Redis restart without persistence
  * does.
  */
-public class InMemoryFencedLocks implements FencedLocks {
+public class InMemoryFencedLocks implements FencedLocks, RunListener {
 
 	private static final long RENEWED = Long.MAX_VALUE;
 
@@ -51,6 +54,24 @@ public class InMemoryFencedLocks implements FencedLocks {
 
 	private final boolean issuesTokens;
 
+	private final RunObserver runs = new RunObserver() {
+
+		@Override
+		public void acquired(TaskDefinition task, FencingToken token) {
+			LockState lock = InMemoryFencedLocks.this.locks.get(token.lockName());
+			if (lock != null) {
+				synchronized (lock) {
+					lock.lastRunToken = Math.max(lock.lastRunToken, token.value());
+				}
+			}
+			Runnable newerOwner = InMemoryFencedLocks.this.pausedOwners.remove(token.lockName());
+			if (newerOwner != null) {
+				runNewerOwner(token, newerOwner);
+			}
+		}
+
+	};
+
 	/**
 	 * In-JVM locks that issue their own tokens, from a counter per lock name, as the
 	 * Redis ones do with {@code fencing.token-source=redis}.
@@ -61,9 +82,8 @@ public class InMemoryFencedLocks implements FencedLocks {
 
 	/**
 	 * @param issuesTokens whether the locks issue their own tokens; {@code false}: the
-	 * runner takes each token from the application's token source (the database's
-	 * sequence), as it does for the Redis locks with
-	 * {@code fencing.token-source=database}
+	 * grants take each token from the application's token source (the database's
+	 * sequence), as the Redis locks' do with {@code fencing.token-source=database}
 	 */
 	public InMemoryFencedLocks(boolean issuesTokens) {
 		this.issuesTokens = issuesTokens;
@@ -107,9 +127,8 @@ public class InMemoryFencedLocks implements FencedLocks {
 					// The lease begins now, after any wait, as it does in Redis.
 					lock.owner = this.owners.incrementAndGet();
 					lock.leaseEndNanos = (leaseTime != null) ? now + leaseTime.toNanos() : RENEWED;
-					// Without tokens of its own, the runner sets the token before
-					// anything
-					// sees it.
+					// Without tokens of its own, the grant takes the token source's
+					// before anything sees it.
 					FencingToken token = new FencingToken(lockName, this.issuesTokens ? ++lock.counter : 0);
 					return new InMemoryHeldLock(lock.owner, token, leaseTime, now);
 				}
@@ -123,27 +142,24 @@ public class InMemoryFencedLocks implements FencedLocks {
 	}
 
 	/**
-	 * Runs the newer owner of a {@linkplain #pauseNextOwner paused} one, before the
-	 * paused owner's body.
+	 * Told of every run, so that a run's final token is known (a token source's is set
+	 * after the grant) and a {@linkplain #pauseNextOwner paused} owner's newer owner runs
+	 * once it has that token, before its body.
 	 */
 	@Override
-	public void beforeBody(HeldLock held) {
-		LockState state = state(held);
-		synchronized (state) {
-			state.lastRunToken = Math.max(state.lastRunToken, held.token().value());
-		}
-		Runnable newerOwner = this.pausedOwners.remove(held.token().lockName());
-		if (newerOwner == null) {
-			return;
-		}
-		LockState lock = state(held);
-		synchronized (lock) {
-			if (lock.owner == own(held).owner()) {
-				lock.endLease();
-			}
-		}
+	public RunObserver runStarted(TaskDefinition task) {
+		return this.runs;
+	}
+
+	/**
+	 * Runs the newer owner of a {@linkplain #pauseNextOwner paused} one, its lease ended
+	 * first. A newer owner that fails or does not end is logged (a run's listener changes
+	 * nothing the run does), and the paused owner's body runs anyway.
+	 */
+	private void runNewerOwner(FencingToken paused, Runnable newerOwner) {
+		expire(paused.lockName());
 		AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
-		Thread newer = new Thread(newerOwner, "fencing-newer-owner-of-" + held.token().lockName());
+		Thread newer = new Thread(newerOwner, "fencing-newer-owner-of-" + paused.lockName());
 		newer.setDaemon(true);
 		newer.setUncaughtExceptionHandler((thread, ex) -> failure.set(ex));
 		newer.start();
@@ -152,20 +168,20 @@ public class InMemoryFencedLocks implements FencedLocks {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while the newer owner of lock '" + held.token().lockName()
-					+ "' ran; the paused owner's run did not start", ex);
+			throw new IllegalStateException("Interrupted while the newer owner of lock '" + paused.lockName()
+					+ "' ran; the paused owner's body runs now", ex);
 		}
 		if (newer.isAlive()) {
 			newer.interrupt();
-			throw new IllegalStateException("The newer owner of lock '" + held.token().lockName() + "' did not end "
-					+ "within " + NEWER_OWNER_TIMEOUT.toSeconds() + " s while the owner with token "
-					+ held.token().value() + " was paused (does it wait for rows the test's own transaction "
-					+ "holds?); the paused owner's run did not start");
+			throw new IllegalStateException("The newer owner of lock '" + paused.lockName() + "' did not end "
+					+ "within " + NEWER_OWNER_TIMEOUT.toSeconds() + " s while the owner with token " + paused.value()
+					+ " was paused (does it wait for rows the test's own transaction "
+					+ "holds?); the paused owner's body runs now");
 		}
 		Throwable failed = failure.get();
 		if (failed != null) {
-			throw new IllegalStateException("The newer owner of lock '" + held.token().lockName()
-					+ "' failed while the owner with token " + held.token().value() + " was paused", failed);
+			throw new IllegalStateException("The newer owner of lock '" + paused.lockName()
+					+ "' failed while the owner with token " + paused.value() + " was paused", failed);
 		}
 	}
 
@@ -270,9 +286,9 @@ public class InMemoryFencedLocks implements FencedLocks {
 
 	/**
 	 * Loses every lock and token counter, as a Redis restart without persistence does.
-	 * Counters of its own start again at 1, and the starter raises each above the tokens
-	 * the guarded tables hold at its next acquisition; tokens from the application's
-	 * token source go on rising, as the database keeps them.
+	 * Counters of its own start again at 1, so that the next run's writes to rows holding
+	 * newer tokens are refused, and reported as a counter behind the storage; tokens from
+	 * the application's token source go on rising, as the database keeps them.
 	 */
 	public void loseEverything() {
 		this.locks.values().forEach((lock) -> {

@@ -226,7 +226,7 @@ abstract class DatabaseFencedLocksTests {
 		HeldLock held = holder.tryAcquire(lock("async"), Duration.ZERO, Duration.ofSeconds(30));
 		assertThat(held).isNotNull();
 		CompletableFuture<HeldLock> waiting = store().tryAcquireAsync(lock("async"), Duration.ofSeconds(20),
-				Duration.ofSeconds(30));
+				Duration.ofSeconds(30), Runnable::run);
 		assertThat(waiting).isNotDone();
 		holder.release(held);
 		HeldLock next = waiting.get(20, TimeUnit.SECONDS);
@@ -238,7 +238,8 @@ abstract class DatabaseFencedLocksTests {
 	void anAsynchronousWaitEndsEmptyAtItsWaitTime() throws Exception {
 		DatabaseFencedLocks holder = store();
 		assertThat(holder.tryAcquire(lock("async-busy"), Duration.ZERO, Duration.ofSeconds(30))).isNotNull();
-		assertThat(store().tryAcquireAsync(lock("async-busy"), Duration.ofMillis(300), Duration.ofSeconds(30))
+		assertThat(store()
+			.tryAcquireAsync(lock("async-busy"), Duration.ofMillis(300), Duration.ofSeconds(30), Runnable::run)
 			.get(10, TimeUnit.SECONDS)).isNull();
 	}
 
@@ -248,7 +249,7 @@ abstract class DatabaseFencedLocksTests {
 		HeldLock held = holder.tryAcquire(lock("cancelled"), Duration.ZERO, Duration.ofSeconds(30));
 		assertThat(held).isNotNull();
 		CompletableFuture<HeldLock> waiting = store().tryAcquireAsync(lock("cancelled"), Duration.ofSeconds(20),
-				Duration.ofSeconds(30));
+				Duration.ofSeconds(30), Runnable::run);
 		waiting.cancel(false);
 		holder.release(held).get(5, TimeUnit.SECONDS);
 		HeldLock next = store().tryAcquire(lock("cancelled"), Duration.ofSeconds(5), Duration.ofSeconds(30));
@@ -433,7 +434,7 @@ abstract class DatabaseFencedLocksTests {
 		assertThat(holder.tryAcquire(lock("async-close"), Duration.ZERO, Duration.ofSeconds(30))).isNotNull();
 		DatabaseFencedLocks waiter = store();
 		CompletableFuture<HeldLock> waiting = waiter.tryAcquireAsync(lock("async-close"), Duration.ofSeconds(30),
-				Duration.ofSeconds(30));
+				Duration.ofSeconds(30), Runnable::run);
 		assertThat(waiting).isNotDone();
 		waiter.close();
 		assertThat(waiting).failsWithin(Duration.ofSeconds(5))
@@ -449,7 +450,8 @@ abstract class DatabaseFencedLocksTests {
 		assertThatExceptionOfType(LockUnavailableException.class)
 			.isThrownBy(() -> store.tryAcquire(lock("after-close"), Duration.ZERO, null))
 			.withMessageContaining("closed");
-		assertThat(store.tryAcquireAsync(lock("after-close"), Duration.ZERO, null)).failsWithin(Duration.ofSeconds(5))
+		assertThat(store.tryAcquireAsync(lock("after-close"), Duration.ZERO, null, Runnable::run))
+			.failsWithin(Duration.ofSeconds(5))
 			.withThrowableOfType(ExecutionException.class)
 			.withCauseInstanceOf(LockUnavailableException.class);
 		assertThat(new JdbcTemplate(dataSource()).queryForObject("SELECT COUNT(*) FROM fencing_lock WHERE name = ?",
