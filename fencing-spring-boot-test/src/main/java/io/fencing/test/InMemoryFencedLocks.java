@@ -54,24 +54,6 @@ public class InMemoryFencedLocks implements FencedLocks, RunListener {
 
 	private final boolean issuesTokens;
 
-	private final RunObserver runs = new RunObserver() {
-
-		@Override
-		public void acquired(TaskDefinition task, FencingToken token) {
-			LockState lock = InMemoryFencedLocks.this.locks.get(token.lockName());
-			if (lock != null) {
-				synchronized (lock) {
-					lock.lastRunToken = Math.max(lock.lastRunToken, token.value());
-				}
-			}
-			Runnable newerOwner = InMemoryFencedLocks.this.pausedOwners.remove(token.lockName());
-			if (newerOwner != null) {
-				runNewerOwner(token, newerOwner);
-			}
-		}
-
-	};
-
 	/**
 	 * In-JVM locks that issue their own tokens, from a counter per lock name, as the
 	 * Redis ones do with {@code fencing.token-source=redis}.
@@ -143,12 +125,38 @@ public class InMemoryFencedLocks implements FencedLocks, RunListener {
 
 	/**
 	 * Told of every run, so that a run's final token is known (a token source's is set
-	 * after the grant) and a {@linkplain #pauseNextOwner paused} owner's newer owner runs
-	 * once it has that token, before its body.
+	 * after the grant), and a {@linkplain #pauseNextOwner paused} owner's newer owner
+	 * runs as its body starts, once every listener knows its token.
 	 */
 	@Override
 	public RunObserver runStarted(TaskDefinition task) {
-		return this.runs;
+		return new RunObserver() {
+
+			private volatile @Nullable FencingToken token;
+
+			@Override
+			public void acquired(TaskDefinition task, FencingToken token) {
+				this.token = token;
+				LockState lock = InMemoryFencedLocks.this.locks.get(token.lockName());
+				if (lock != null) {
+					synchronized (lock) {
+						lock.lastRunToken = Math.max(lock.lastRunToken, token.value());
+					}
+				}
+			}
+
+			@Override
+			public BodyScope bodyStarting() {
+				FencingToken paused = this.token;
+				Runnable newerOwner = (paused != null) ? InMemoryFencedLocks.this.pausedOwners.remove(paused.lockName())
+						: null;
+				if (paused != null && newerOwner != null) {
+					runNewerOwner(paused, newerOwner);
+				}
+				return BodyScope.NONE;
+			}
+
+		};
 	}
 
 	/**

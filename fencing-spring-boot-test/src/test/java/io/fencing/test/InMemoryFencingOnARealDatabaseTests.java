@@ -7,7 +7,9 @@ import javax.sql.DataSource;
 
 import io.fencing.FencedTask;
 import io.fencing.FencingToken;
+import io.fencing.StaleWriterException;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.lock.FencedLocks;
 import io.fencing.lock.JdbcTokenSource;
 import io.fencing.run.FencedTaskRunner;
 import io.fencing.testsupport.TestServices;
@@ -27,6 +29,7 @@ import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 import org.springframework.stereotype.Component;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The test kit against a real database that the application's own runs also write, as a
@@ -77,6 +80,14 @@ class InMemoryFencingOnARealDatabaseTests {
 					.isOne();
 				assertThat(row(jdbc)).isEqualTo(new Row(8, applicationsNext.value()));
 				assertThat(context.getBean(FencedTaskRunner.class).counterBehind()).isNull();
+
+				// A paused owner's newer owner runs once the paused one has the
+				// database's token.
+				StockJob job = context.getBean(StockJob.class);
+				InMemoryFencedLocks locks = context.getBean(InMemoryFencedLocks.class);
+				locks.pauseNextOwner(this.lock, () -> job.write(9));
+				assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> job.write(4));
+				assertThat(row(jdbc)).isEqualTo(new Row(9, locks.lastToken(this.lock)));
 			});
 		}
 		finally {
@@ -110,6 +121,38 @@ class InMemoryFencingOnARealDatabaseTests {
 		}
 		finally {
 			hsqldb.shutdown();
+		}
+	}
+
+	/**
+	 * Locks the application declares as {@code FencedLocks}: the kit still learns each
+	 * run's token, and a paused owner's newer owner still runs.
+	 */
+	@Test
+	void pausingWorksOnLocksDeclaredAsFencedLocks() {
+		DataSource dataSource = TestServices.postgres();
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		jdbc.execute("CREATE TABLE " + this.table
+				+ " (sku VARCHAR(16) PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
+		try {
+			jdbc.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 0)");
+			this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource))
+				.withBean("fencedLocks", FencedLocks.class, () -> new InMemoryFencedLocks(false))
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					StockJob job = context.getBean(StockJob.class);
+					InMemoryFencedLocks locks = (InMemoryFencedLocks) context.getBean(FencedLocks.class);
+					job.write(3);
+					long earlier = locks.lastToken(this.lock);
+					locks.pauseNextOwner(this.lock, () -> job.write(8));
+					assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> job.write(5));
+					long newer = locks.lastToken(this.lock);
+					assertThat(newer).as("the newer owner's token, after the paused one's").isGreaterThan(earlier + 1);
+					assertThat(row(jdbc)).isEqualTo(new Row(8, newer));
+				});
+		}
+		finally {
+			jdbc.execute("DROP TABLE " + this.table);
 		}
 	}
 
