@@ -199,7 +199,7 @@ public final class FencingAutoConfiguration {
 				observationConvention.getIfAvailable());
 	}
 
-	/** Lost leases and repaired counters published as application events. */
+	/** Lost leases published as application events. */
 	@Bean
 	@ConditionalOnMissingBean
 	RunEvents fencedTaskRunEvents(ApplicationEventPublisher events) {

@@ -117,7 +117,7 @@ final class TaskRun {
 
 	/**
 	 * Ends the run once its work has ended, successfully or with {@code failure}: its
-	 * bindings stop counting, a counter found behind the storage is repaired, the release
+	 * bindings stop counting, a counter found behind the storage is reported, the release
 	 * is sent (by its owner id, from any thread) and the listeners are told. Later calls
 	 * end nothing more; they return once the first has sent the release.
 	 * @return completes once Redis has answered the release; in this process the lock is
