@@ -63,6 +63,15 @@ public final class SqlStates {
 	}
 
 	/**
+	 * H2's general error (code 50000), which it gives, among other failures of its own,
+	 * when its catalog is read while another session creates a trigger. Asking again may
+	 * pass.
+	 */
+	public static boolean isH2GeneralError(SQLException ex) {
+		return "HY000".equals(ex.getSQLState()) && ex.getErrorCode() == 50000;
+	}
+
+	/**
 	 * Another transaction held what the statement needed: a deadlock, a serialization
 	 * failure, a lock wait that timed out (PostgreSQL's {@code lock_timeout}, MariaDB's
 	 * and MySQL's {@code innodb_lock_wait_timeout}, H2's lock timeout). Trying again may

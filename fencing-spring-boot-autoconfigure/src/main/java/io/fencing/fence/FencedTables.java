@@ -215,7 +215,9 @@ public final class FencedTables implements SmartInitializingSingleton {
 			throw new IllegalStateException("Fenced table " + table + " (" + by + "): " + unchecked);
 		}
 		List<String> key = primaryKey(connection, dialect, table, schema);
-		if (dialect.hasFence(connection, table, key)) {
+		// Creating, a failed read is followed by the creation, and read again after it.
+		long deadline = System.nanoTime() + (this.create ? CONCURRENT_CREATION.toNanos() : -1);
+		if (hasFence(connection, dialect, table, key, deadline)) {
 			return;
 		}
 		if (this.create) {
@@ -252,13 +254,30 @@ public final class FencedTables implements SmartInitializingSingleton {
 	}
 
 	/**
+	 * Whether the fence of {@code table} is there; {@code false} when H2 failed to read
+	 * its catalog as another instance created the fence, before {@code deadline}.
+	 */
+	private static boolean hasFence(Connection connection, FenceDialect dialect, FencedTable table, List<String> key,
+			long deadline) throws SQLException {
+		try {
+			return dialect.hasFence(connection, table, key);
+		}
+		catch (SQLException ex) {
+			if (SqlStates.isH2GeneralError(ex) && System.nanoTime() <= deadline) {
+				return false;
+			}
+			throw ex;
+		}
+	}
+
+	/**
 	 * Whether the fence of {@code table} is there within {@link #CONCURRENT_CREATION}, as
 	 * another instance that creates it at the same moment finishes.
 	 */
 	private static boolean fenceAppears(Connection connection, FenceDialect dialect, FencedTable table,
 			List<String> key) throws SQLException {
 		long deadline = System.nanoTime() + CONCURRENT_CREATION.toNanos();
-		while (!dialect.hasFence(connection, table, key)) {
+		while (!hasFence(connection, dialect, table, key, deadline)) {
 			if (System.nanoTime() > deadline) {
 				return false;
 			}
