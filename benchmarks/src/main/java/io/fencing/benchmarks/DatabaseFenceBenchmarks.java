@@ -87,7 +87,9 @@ public class DatabaseFenceBenchmarks {
 					+ " (id INT PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
 			this.unfenced.update("INSERT INTO " + table + " (id, quantity) VALUES (1, 0)");
 		}
-		new FencedTables(fencedDataSource, List.of(FencedTable.of(this.fencedTable, "last_token")), true).check();
+		new FencedTables(() -> fencedDataSource, List.of(FencedTable.of(this.fencedTable, "last_token")), List.of(),
+				List::of, true)
+			.check();
 		this.fencedSql = "UPDATE " + this.fencedTable + " SET quantity = ? WHERE id = ?";
 		this.unfencedSql = "UPDATE " + this.unfencedTable + " SET quantity = ? WHERE id = ?";
 		this.outside = TokenBindings.bind(new Acquisition(new FencingToken("bench-fence", this.token)));

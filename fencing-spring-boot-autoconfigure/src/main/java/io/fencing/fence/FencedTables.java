@@ -69,14 +69,6 @@ public final class FencedTables implements SmartInitializingSingleton {
 	private volatile List<Declared> tables = List.of();
 
 	/**
-	 * @param declared the tables of {@code fencing.jdbc.fenced-tables}
-	 * @param create whether to create a missing fence
-	 */
-	public FencedTables(DataSource dataSource, List<FencedTable> declared, boolean create) {
-		this(() -> dataSource, declared, List.of(), List::of, create);
-	}
-
-	/**
 	 * @param dataSource the data source of the tables, asked for only when there are
 	 * tables to fence (it may throw, saying why there is none)
 	 * @param declared the tables of {@code fencing.jdbc.fenced-tables}

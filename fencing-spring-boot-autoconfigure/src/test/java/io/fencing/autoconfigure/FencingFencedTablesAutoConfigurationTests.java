@@ -179,7 +179,9 @@ class FencingFencedTablesAutoConfigurationTests {
 				DataSource dataSource = context.getBean(DataSource.class);
 				assertThat(dataSource).isInstanceOf(FencedConnections.class);
 				JdbcTemplate jdbc = new JdbcTemplate(((FencedConnections) dataSource).unfencedDataSource());
-				new FencedTables(dataSource, List.of(FencedTable.of("stock", "last_token")), true).check();
+				new FencedTables(() -> dataSource, List.of(FencedTable.of("stock", "last_token")), List.of(), List::of,
+						true)
+					.check();
 				// Guarded updates run as written when disabled, and so do plain writes.
 				new JdbcTemplate(dataSource).update("INSERT INTO stock (sku, last_token) VALUES ('A-1', 7)");
 				assertThat(jdbc.queryForObject("SELECT last_token FROM stock", Long.class)).isEqualTo(7);

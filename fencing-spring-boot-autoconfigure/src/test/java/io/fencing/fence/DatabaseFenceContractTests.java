@@ -80,7 +80,7 @@ abstract class DatabaseFenceContractTests {
 		this.unfenced.update("INSERT INTO " + this.table + " (sku, quantity, last_token) VALUES ('A-1', 10, 0)");
 		this.unfenced.update("INSERT INTO " + this.table + " (sku, quantity, last_token) VALUES ('B-2', 20, 0)");
 		this.unfenced.update("INSERT INTO " + this.table + " (sku, quantity, last_token) VALUES ('C-3', 30, 0)");
-		new FencedTables(this.fenced, List.of(FencedTable.of(this.table, "last_token")), true).check();
+		fencedTables(this.fenced, List.of(FencedTable.of(this.table, "last_token")), true).check();
 	}
 
 	@AfterEach
@@ -208,7 +208,7 @@ abstract class DatabaseFenceContractTests {
 
 	@Test
 	void aDeletedRowsTokenIsKeptForTheRetentionAndNoLonger() {
-		FencedTables tables = new FencedTables(this.fenced, List.of(FencedTable.of(this.table, "last_token")), false);
+		FencedTables tables = fencedTables(this.fenced, List.of(FencedTable.of(this.table, "last_token")), false);
 		tables.check();
 		as(3, () -> this.plain.update("DELETE FROM " + this.table + " WHERE sku = 'A-1'"));
 		// A retention of a day keeps it.
@@ -349,7 +349,7 @@ abstract class DatabaseFenceContractTests {
 		this.unfenced.execute("CREATE TABLE " + shelved
 				+ " (shelf INT NOT NULL, sku VARCHAR(32) NOT NULL, quantity INT, last_token BIGINT, PRIMARY KEY (shelf, sku))");
 		try {
-			new FencedTables(this.fenced, List.of(FencedTable.of(shelved, "last_token")), true).check();
+			fencedTables(this.fenced, List.of(FencedTable.of(shelved, "last_token")), true).check();
 			as(3, () -> this.plain.update("INSERT INTO " + shelved + " (shelf, sku, quantity) VALUES (1, 'A-1', 1)"));
 			as(3, () -> this.plain.update("INSERT INTO " + shelved + " (shelf, sku, quantity) VALUES (2, 'A-1', 2)"));
 			as(4, () -> this.plain.update("DELETE FROM " + shelved + " WHERE shelf = 1"));
@@ -385,10 +385,10 @@ abstract class DatabaseFenceContractTests {
 				return null;
 			});
 			assertThatExceptionOfType(IllegalStateException.class)
-				.isThrownBy(() -> new FencedTables(this.fenced, List.of(table), false).check())
+				.isThrownBy(() -> fencedTables(this.fenced, List.of(table), false).check())
 				.withMessageContaining("does not carry the database fence")
 				.withMessageContaining(FenceDialect.TOMBSTONES);
-			new FencedTables(this.fenced, List.of(table), true).check();
+			fencedTables(this.fenced, List.of(table), true).check();
 			as(3, () -> this.plain.update("INSERT INTO " + older + " (id) VALUES (1)"));
 			as(3, () -> this.plain.update("DELETE FROM " + older));
 			assertThatExceptionOfType(DataAccessException.class)
@@ -559,7 +559,7 @@ abstract class DatabaseFenceContractTests {
 		String bare = this.table + "_b";
 		this.unfenced.execute("CREATE TABLE " + bare + " (id INT PRIMARY KEY, last_token BIGINT)");
 		try {
-			FencedTables check = new FencedTables(this.fenced,
+			FencedTables check = fencedTables(this.fenced,
 					List.of(FencedTable.of(this.table, "last_token"), FencedTable.of(bare, "last_token")), false);
 			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(check::check)
 				.withMessageContaining("Fenced table " + bare)
@@ -567,16 +567,14 @@ abstract class DatabaseFenceContractTests {
 				.withMessageContaining("fencing.jdbc.initialize-schema=always")
 				.withMessageContaining("CREATE TRIGGER");
 			assertThatExceptionOfType(IllegalStateException.class)
-				.isThrownBy(() -> new FencedTables(this.fenced, List.of(FencedTable.of(bare, "token")), true).check())
+				.isThrownBy(() -> fencedTables(this.fenced, List.of(FencedTable.of(bare, "token")), true).check())
 				.withMessageContaining("has no token column token")
 				.withMessageContaining("ALTER TABLE " + bare + " ADD COLUMN token BIGINT");
-			assertThatExceptionOfType(IllegalStateException.class)
-				.isThrownBy(
-						() -> new FencedTables(this.fenced, List.of(FencedTable.of(bare + "_x", "last_token")), true)
-							.check())
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(
+					() -> fencedTables(this.fenced, List.of(FencedTable.of(bare + "_x", "last_token")), true).check())
 				.withMessageContaining("names table " + bare + "_x, which the database does not have");
 			// Created when allowed, and then it fences.
-			new FencedTables(this.fenced, List.of(FencedTable.of(bare, "last_token")), true).check();
+			fencedTables(this.fenced, List.of(FencedTable.of(bare, "last_token")), true).check();
 			check.check();
 			this.unfenced.update("INSERT INTO " + bare + " (id, last_token) VALUES (1, 0)");
 			fail();
@@ -600,6 +598,11 @@ abstract class DatabaseFenceContractTests {
 
 	private int count() {
 		return this.unfenced.queryForObject("SELECT COUNT(*) FROM " + this.table, Integer.class);
+	}
+
+	/** The declared tables of a data source, fenced as the starter fences them. */
+	static FencedTables fencedTables(DataSource dataSource, List<FencedTable> declared, boolean create) {
+		return new FencedTables(() -> dataSource, declared, List.of(), List::of, create);
 	}
 
 	static <T> T as(long token, ThrowingSupplier<T> write) {

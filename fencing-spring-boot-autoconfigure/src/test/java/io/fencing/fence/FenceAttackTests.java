@@ -117,7 +117,7 @@ abstract class FenceAttackTests {
 				for (int i = 0; i < instances; i++) {
 					HikariDataSource pool = pool(1);
 					pools.add(pool);
-					FencedTables fence = new FencedTables(new FencedDataSource(pool),
+					FencedTables fence = DatabaseFenceContractTests.fencedTables(new FencedDataSource(pool),
 							List.of(FencedTable.of(table, "last_token")), true);
 					starts.add(threads.submit(() -> {
 						together.await(30, java.util.concurrent.TimeUnit.SECONDS);
@@ -141,7 +141,7 @@ abstract class FenceAttackTests {
 	}
 
 	void fence(String table, String column) {
-		new FencedTables(this.fenced, List.of(FencedTable.of(table, column)), true).check();
+		DatabaseFenceContractTests.fencedTables(this.fenced, List.of(FencedTable.of(table, column)), true).check();
 	}
 
 	/** A-1 written by the newer owner, token 5. */

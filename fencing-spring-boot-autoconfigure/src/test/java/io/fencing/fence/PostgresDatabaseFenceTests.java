@@ -40,7 +40,7 @@ class PostgresDatabaseFenceTests extends DatabaseFenceContractTests {
 			JdbcTemplate unfenced = new JdbcTemplate(pool);
 			unfenced.execute("CREATE TABLE " + table + " (\"Sku\" VARCHAR(32) PRIMARY KEY, last_token BIGINT)");
 			DataSource fenced = new FencedDataSource(pool);
-			new FencedTables(fenced, List.of(FencedTable.of(table, "last_token")), true).check();
+			DatabaseFenceContractTests.fencedTables(fenced, List.of(FencedTable.of(table, "last_token")), true).check();
 			String schema = unfenced.queryForObject("SELECT current_schema()", String.class);
 			JdbcTemplate writer = new JdbcTemplate(fenced);
 			try {

@@ -87,8 +87,9 @@ class PostgresFenceAttackTests extends FenceAttackTests {
 	@Test
 	void aReplicaOnlyTriggerFailsTheStartupCheck() {
 		this.unfenced.execute("ALTER TABLE " + this.table + " ENABLE REPLICA TRIGGER fencing_fence_" + this.table);
-		assertThatIllegalStateException().isThrownBy(
-				() -> new FencedTables(this.fenced, List.of(FencedTable.of(this.table, "last_token")), false).check());
+		assertThatIllegalStateException().isThrownBy(() -> DatabaseFenceContractTests
+			.fencedTables(this.fenced, List.of(FencedTable.of(this.table, "last_token")), false)
+			.check());
 	}
 
 	@Test
@@ -98,8 +99,9 @@ class PostgresFenceAttackTests extends FenceAttackTests {
 			.execute("CREATE TRIGGER fencing_fence_" + this.table + " BEFORE INSERT OR UPDATE OF sku OR DELETE ON "
 					+ this.table + " FOR EACH ROW EXECUTE FUNCTION fencing_fence_" + this.table + "()");
 		this.plain.update("UPDATE " + this.table + " SET quantity = 1");
-		assertThatIllegalStateException().isThrownBy(
-				() -> new FencedTables(this.fenced, List.of(FencedTable.of(this.table, "last_token")), false).check());
+		assertThatIllegalStateException().isThrownBy(() -> DatabaseFenceContractTests
+			.fencedTables(this.fenced, List.of(FencedTable.of(this.table, "last_token")), false)
+			.check());
 	}
 
 	@Test
@@ -210,9 +212,11 @@ class PostgresFenceAttackTests extends FenceAttackTests {
 
 		};
 		assertThatIllegalStateException()
-			.isThrownBy(() -> new FencedTables(new FencedDataSource(lostConnections),
-					List.of(FencedTable.of(name("lost"), "last_token")), true)
-				.check())
+			.isThrownBy(
+					() -> DatabaseFenceContractTests
+						.fencedTables(new FencedDataSource(lostConnections),
+								List.of(FencedTable.of(name("lost"), "last_token")), true)
+						.check())
 			.withMessageContaining("the connection to the database failed")
 			.withMessageNotContaining("reserved word");
 	}
