@@ -15,12 +15,7 @@ import io.fencing.lock.FencedLocks;
 import io.fencing.lock.JdbcTokenSource;
 import io.fencing.lock.RedissonFencedLocks;
 import io.fencing.lock.TokenSource;
-import io.fencing.observation.FencedTaskObservationConvention;
-import io.fencing.observation.FencingEventCounters;
-import io.fencing.observation.FencingEventPublisher;
-import io.fencing.observation.ObservedRuns;
-import io.fencing.observation.RunEvents;
-import io.fencing.observation.TaskActivities;
+import io.fencing.observation.FencingRunListenersConfiguration;
 import io.fencing.run.DeferredWrites;
 import io.fencing.run.FencedTaskAdvisor;
 import io.fencing.run.FencedTaskBeanValidator;
@@ -30,8 +25,6 @@ import io.fencing.run.FencedTaskRunner;
 import io.fencing.run.FencingStartupException;
 import io.fencing.run.RunListener;
 import io.fencing.run.TaskSettings;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.redisson.Redisson;
@@ -39,7 +32,6 @@ import org.redisson.api.RedissonClient;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -47,7 +39,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -61,16 +52,19 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * Auto-configuration of {@link FencedTask}: Redisson fenced locks around annotated
- * methods. Uses the application's {@link RedissonClient} when there is one, otherwise
- * builds one from the Redisson file in {@code fencing.redis.config} or from Boot's Redis
- * connection details, without touching the application's own Redis beans.
+ * Auto-configuration of {@link FencedTask} and {@link FencedTasks}: the lock store
+ * ({@code fencing.lock-store}: Redis, on the application's {@link RedissonClient} or one
+ * built from the Redisson file in {@code fencing.redis.config} or Boot's Redis connection
+ * details without touching the application's own Redis beans; or the database), the
+ * runner, the advisor, and what the runs tell the application
+ * ({@link FencingRunListenersConfiguration}).
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.redisson.spring.starter.RedissonAutoConfigurationV2",
 		"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FencingProperties.class)
+@Import(FencingRunListenersConfiguration.class)
 public final class FencingAutoConfiguration {
 
 	/**
@@ -179,31 +173,6 @@ public final class FencingAutoConfiguration {
 		logger.info("Fenced tasks take their locks from " + locks.description() + " and their tokens from "
 				+ runner.tokenOrigin());
 		return runner;
-	}
-
-	/**
-	 * What each task has done since startup: a listener of runs, and of refused writes.
-	 */
-	@Bean
-	@ConditionalOnMissingBean
-	TaskActivities fencedTaskActivities() {
-		return new TaskActivities();
-	}
-
-	/** Runs observed as {@code fencing.task}, when there is an observation registry. */
-	@Bean
-	@ConditionalOnMissingBean
-	ObservedRuns fencedTaskObservations(ObjectProvider<ObservationRegistry> observations,
-			ObjectProvider<FencedTaskObservationConvention> observationConvention) {
-		return new ObservedRuns(observations.getIfAvailable(() -> ObservationRegistry.NOOP),
-				observationConvention.getIfAvailable());
-	}
-
-	/** Lost leases published as application events. */
-	@Bean
-	@ConditionalOnMissingBean
-	RunEvents fencedTaskRunEvents(ApplicationEventPublisher events) {
-		return new RunEvents(new FencingEventPublisher(events));
 	}
 
 	@Bean
@@ -330,28 +299,6 @@ public final class FencingAutoConfiguration {
 			DatabaseFencedLocks locks = new DatabaseFencedLocks(dataSource, RENEWED_LEASE);
 			locks.checkSchema();
 			return locks;
-		}
-
-	}
-
-	/** Counts the fencing events when the application has Micrometer. */
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(MeterRegistry.class)
-	static class EventCountersConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		FencingEventCounters fencingEventCounters(ObjectProvider<MeterRegistry> registry) {
-			return new FencingEventCounters(registry);
-		}
-
-		/**
-		 * The counters exist at zero from startup, also with lazy initialization, so that
-		 * the first lost lease alerts.
-		 */
-		@Bean
-		static LazyInitializationExcludeFilter fencingEventCountersLazyInitializationExcludeFilter() {
-			return LazyInitializationExcludeFilter.forBeanTypes(FencingEventCounters.class);
 		}
 
 	}

@@ -33,7 +33,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * or per-entity lock name holds the values it is built from.
  */
 @Endpoint(id = "fencing")
-public class FencingEndpoint {
+class FencingEndpoint {
 
 	private final FencedTaskResolver resolver;
 
@@ -41,7 +41,7 @@ public class FencingEndpoint {
 
 	private final TaskActivities activities;
 
-	public FencingEndpoint(FencedTaskResolver resolver, FencedTaskRunner runner, TaskActivities activities) {
+	FencingEndpoint(FencedTaskResolver resolver, FencedTaskRunner runner, TaskActivities activities) {
 		this.resolver = resolver;
 		this.runner = runner;
 		this.activities = activities;

@@ -22,11 +22,11 @@ import org.springframework.core.Ordered;
  * Counts first of all listeners: Spring stops at a listener that throws, and an
  * application's failing alert must not keep an event from being counted.
  */
-public class FencingEventCounters implements ApplicationListener<FencingEvent>, SmartInitializingSingleton, Ordered {
+class FencingEventCounters implements ApplicationListener<FencingEvent>, SmartInitializingSingleton, Ordered {
 
 	private final ObjectProvider<MeterRegistry> registry;
 
-	public FencingEventCounters(ObjectProvider<MeterRegistry> registry) {
+	FencingEventCounters(ObjectProvider<MeterRegistry> registry) {
 		this.registry = registry;
 	}
 

@@ -17,7 +17,7 @@ import org.springframework.boot.health.contributor.Health;
  * and why; and the last lock whose own token counter was found below a token the storage
  * accepted, with the command that raises it. Takes no lock and writes nothing.
  */
-public class FencingHealthIndicator extends AbstractHealthIndicator {
+class FencingHealthIndicator extends AbstractHealthIndicator {
 
 	/**
 	 * How long each master's answer is awaited, all masters at once: longer than a
@@ -30,7 +30,7 @@ public class FencingHealthIndicator extends AbstractHealthIndicator {
 
 	private final FencedTaskRunner runner;
 
-	public FencingHealthIndicator(FencedLocks locks, FencedTaskRunner runner) {
+	FencingHealthIndicator(FencedLocks locks, FencedTaskRunner runner) {
 		super("Fencing health check failed");
 		this.locks = locks;
 		this.runner = runner;

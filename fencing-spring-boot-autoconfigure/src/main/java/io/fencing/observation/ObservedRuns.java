@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * with its outcome, and as the current observation while its body runs. Without a
  * registry nothing is made per run.
  */
-public final class ObservedRuns implements RunListener {
+final class ObservedRuns implements RunListener {
 
 	private static final DefaultFencedTaskObservationConvention DEFAULT_CONVENTION = new DefaultFencedTaskObservationConvention();
 
@@ -25,7 +25,7 @@ public final class ObservedRuns implements RunListener {
 	/**
 	 * @param convention replaces the default convention, when not {@code null}
 	 */
-	public ObservedRuns(ObservationRegistry registry, @Nullable FencedTaskObservationConvention convention) {
+	ObservedRuns(ObservationRegistry registry, @Nullable FencedTaskObservationConvention convention) {
 		this.registry = registry;
 		this.convention = convention;
 	}

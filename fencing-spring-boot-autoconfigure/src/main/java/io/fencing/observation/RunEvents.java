@@ -24,7 +24,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * runner is gone (its context closes) is not published; what was reported before is,
  * within a few seconds of the close.
  */
-public final class RunEvents implements RunListener, RunObserver, DisposableBean {
+final class RunEvents implements RunListener, RunObserver, DisposableBean {
 
 	/** How long {@link #destroy} lets the events already reported be published. */
 	private static final long CLOSE_TIMEOUT_SECONDS = 5;
@@ -36,7 +36,7 @@ public final class RunEvents implements RunListener, RunObserver, DisposableBean
 
 	private volatile boolean closed;
 
-	public RunEvents(FencingEventPublisher events) {
+	RunEvents(FencingEventPublisher events) {
 		this.events = events;
 		CustomizableThreadFactory threads = new CustomizableThreadFactory("fencing-events-");
 		threads.setDaemon(true);

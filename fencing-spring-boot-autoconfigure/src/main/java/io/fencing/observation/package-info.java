@@ -5,8 +5,10 @@
  * activity since startup, the {@code fencing} Actuator endpoint and the {@code fencing}
  * health component.
  * <p>
- * The endpoint's JSON and the health component are what users read; the classes behind
- * them are internal, public only where the wiring needs it.
+ * The endpoint's JSON and the health component are what users read. Their
+ * auto-configurations are public, as Boot requires, and live here so that the endpoint,
+ * the health indicator and the run listeners are package-private; the other types are
+ * internal, public only where the wiring needs it.
  */
 @NullMarked
 package io.fencing.observation;

@@ -1,7 +1,6 @@
 package io.fencing.autoconfigure;
 
 import io.fencing.FencedTask;
-import io.fencing.observation.FencingEndpoint;
 import org.junit.jupiter.api.Test;
 import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
@@ -72,16 +71,6 @@ class FencingRuntimeHintsTests {
 		new ReflectiveRuntimeHintsRegistrar().registerRuntimeHints(this.hints, StockJob.class);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(StockJob.class, "sync")).accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(StockJob.class, "other")).rejects(this.hints);
-	}
-
-	@Test
-	void theEndpointsAnswersAreBound() {
-		new ReflectiveRuntimeHintsRegistrar().registerRuntimeHints(this.hints, FencingEndpoint.class);
-		for (Class<?> type : new Class<?>[] { FencingEndpoint.FencingDescriptor.class,
-				FencingEndpoint.TaskDescriptor.class, FencingEndpoint.RefusalDescriptor.class,
-				FencingEndpoint.SettingDescriptor.class }) {
-			assertThat(RuntimeHintsPredicates.reflection().onType(type)).as(type.getName()).accepts(this.hints);
-		}
 	}
 
 	static class StockJob {

@@ -14,10 +14,9 @@ import io.fencing.FencingContext;
 import io.fencing.FencingToken;
 import io.fencing.LockUnavailableException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
-import io.fencing.autoconfigure.FencingHealthContributorAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.observation.FencingHealthIndicator;
+import io.fencing.observation.FencingHealthContributorAutoConfiguration;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.AfterEach;
@@ -31,6 +30,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -105,7 +105,7 @@ class RedisFaultTests {
 					.withMessageContaining("lock '" + this.lock + "'")
 					.withMessageContaining("the task did not run");
 				assertThat(ran).hasValue(0);
-				FencingHealthIndicator health = context.getBean(FencingHealthIndicator.class);
+				HealthIndicator health = context.getBean("fencingHealthIndicator", HealthIndicator.class);
 				assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
 				redis.startAgain();
 				await().atMost(Duration.ofSeconds(60))

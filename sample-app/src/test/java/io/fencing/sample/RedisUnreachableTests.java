@@ -4,11 +4,11 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 
-import io.fencing.observation.FencingHealthIndicator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -31,7 +31,8 @@ class RedisUnreachableTests {
 				"--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + closedPort,
 				"--spring.data.redis.connect-timeout=500ms", "--server.port=0", "--stock.replay.on-startup=false")) {
 			assertThat(sample.isRunning()).isTrue();
-			assertThat(sample.getBean(FencingHealthIndicator.class).health().getStatus()).isEqualTo(Status.DOWN);
+			assertThat(sample.getBean("fencingHealthIndicator", HealthIndicator.class).health().getStatus())
+				.isEqualTo(Status.DOWN);
 		}
 	}
 

@@ -19,13 +19,12 @@ import io.fencing.LeaseLostEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
-import io.fencing.autoconfigure.FencingHealthContributorAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.lock.DatabaseFencedLocks;
 import io.fencing.lock.FencedLocks;
-import io.fencing.observation.FencingHealthIndicator;
+import io.fencing.observation.FencingHealthContributorAutoConfiguration;
 import io.fencing.run.FencedTaskRunner;
 import io.fencing.testsupport.ReferenceTimeline;
 import io.fencing.testsupport.ReportedAsMySql;
@@ -41,6 +40,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ApplicationListener;
 import org.springframework.dao.DataAccessException;
@@ -240,7 +240,7 @@ class DatabaseLockStoreApplicationTests {
 					assertThat(
 							admin.queryForObject("SELECT quantity FROM " + table + " WHERE sku = 'A-1'", Integer.class))
 						.isEqualTo(21);
-					Health health = context.getBean(FencingHealthIndicator.class).health();
+					Health health = context.getBean("fencingHealthIndicator", HealthIndicator.class).health();
 					assertThat(health.getStatus()).isEqualTo(Status.UP);
 					assertThat(health.getDetails()).containsEntry("locks",
 							"table fencing_lock of the application's database (PostgreSQL)");
@@ -256,7 +256,7 @@ class DatabaseLockStoreApplicationTests {
 							.run(this.lock, (token) -> fenced.guardedUpdate(increment, "A-1")))
 						.withMessageContaining("older than accepted token " + newer);
 					assertThat(context.getBean(FencedTaskRunner.class).counterBehind()).isNull();
-					assertThat(context.getBean(FencingHealthIndicator.class).health().getDetails())
+					assertThat(context.getBean("fencingHealthIndicator", HealthIndicator.class).health().getDetails())
 						.doesNotContainKey("tokenCounterBehind");
 				});
 		}

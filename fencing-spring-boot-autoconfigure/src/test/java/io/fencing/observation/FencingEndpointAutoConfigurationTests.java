@@ -1,10 +1,13 @@
-package io.fencing.autoconfigure;
+package io.fencing.observation;
 
-import io.fencing.observation.FencingEndpoint;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.run.FencedTaskRunner;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.annotation.ReflectiveRuntimeHintsRegistrar;
+import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -71,6 +74,18 @@ class FencingEndpointAutoConfigurationTests {
 				assertThat(context).hasSingleBean(FencedTaskRunner.class);
 				assertThat(context).doesNotHaveBean(FencingEndpoint.class);
 			});
+	}
+
+	/** For a native image: the endpoint's answers can be written as JSON. */
+	@Test
+	void theEndpointsAnswersAreBound() {
+		RuntimeHints hints = new RuntimeHints();
+		new ReflectiveRuntimeHintsRegistrar().registerRuntimeHints(hints, FencingEndpoint.class);
+		for (Class<?> type : new Class<?>[] { FencingEndpoint.FencingDescriptor.class,
+				FencingEndpoint.TaskDescriptor.class, FencingEndpoint.RefusalDescriptor.class,
+				FencingEndpoint.SettingDescriptor.class }) {
+			assertThat(RuntimeHintsPredicates.reflection().onType(type)).as(type.getName()).accepts(hints);
+		}
 	}
 
 }

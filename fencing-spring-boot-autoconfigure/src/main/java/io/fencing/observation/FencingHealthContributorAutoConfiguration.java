@@ -1,7 +1,7 @@
-package io.fencing.autoconfigure;
+package io.fencing.observation;
 
+import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.lock.FencedLocks;
-import io.fencing.observation.FencingHealthIndicator;
 import io.fencing.run.FencedTaskRunner;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

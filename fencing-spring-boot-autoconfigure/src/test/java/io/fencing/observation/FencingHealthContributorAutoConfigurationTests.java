@@ -1,4 +1,4 @@
-package io.fencing.autoconfigure;
+package io.fencing.observation;
 
 import java.time.Duration;
 import java.util.List;
@@ -11,7 +11,8 @@ import javax.sql.DataSource;
 import io.fencing.FencedTasks;
 import io.fencing.StaleWriterException;
 import io.fencing.jdbc.FencedJdbcTemplate;
-import io.fencing.observation.FencingHealthIndicator;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
+import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.testsupport.CounterLoss;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.StockTable;

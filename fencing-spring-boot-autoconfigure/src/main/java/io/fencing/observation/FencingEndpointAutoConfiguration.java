@@ -1,7 +1,6 @@
-package io.fencing.autoconfigure;
+package io.fencing.observation;
 
-import io.fencing.observation.FencingEndpoint;
-import io.fencing.observation.TaskActivities;
+import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.run.FencedTaskResolver;
 import io.fencing.run.FencedTaskRunner;
 
