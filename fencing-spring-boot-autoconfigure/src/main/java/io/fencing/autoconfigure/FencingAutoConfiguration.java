@@ -138,9 +138,10 @@ public final class FencingAutoConfiguration {
 				jdbc.checkSchemaForTheLockStore();
 			}
 		}
-		else if (locks.issuesTokens() && fencing.getTokenSource() == FencingProperties.TokenSourceType.DATABASE) {
-			// Its tokens would not be the database's: the database would issue them
-			// again.
+		else if (locks.issuesTokens() && locks.tokensCanFallBehind()
+				&& fencing.getTokenSource() == FencingProperties.TokenSourceType.DATABASE) {
+			// Its tokens would not be the database's (as a token source's are): the
+			// database would issue them again.
 			throw new FencingStartupException(
 					"fencing.token-source=database, but the fenced locks (" + locks.description()
 							+ ") issue tokens of their own, which the database's sequence does not "

@@ -16,9 +16,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class LocksWithTokenSource implements FencedLocks {
 
-	/** Redisson's watchdog lease, which it renews while the lock is held. */
-	private static final Duration WATCHDOG_LEASE = Duration.ofSeconds(30);
-
 	private final FencedLocks locks;
 
 	private final TokenSource tokens;
@@ -93,19 +90,17 @@ final class LocksWithTokenSource implements FencedLocks {
 	}
 
 	/**
-	 * A token taken slowly (a pool that waits, a slow connect) may come after the lock
-	 * was lost: its fixed lease ran out, or Redis lost it, and a newer owner may run with
-	 * an older token. Quicker than a twentieth of the lease, the lease cannot have run
-	 * out meanwhile; slower, the lock store is asked, in one round trip.
+	 * The lock may have been lost while its token was taken: its fixed lease ran out (a
+	 * pool that waits, a slow connect), or Redis lost it (a failover, a restart, an
+	 * eviction) however quick the token was, and a newer owner may run with an older
+	 * token. So the lock store is asked, in one round trip, once the token is drawn: a
+	 * loss after that comes before the newer owner's acquisition, whose token is then the
+	 * newer.
 	 */
 	private void confirmHeldAfterItsToken(HeldLock held) {
 		Duration lease = held.leaseTime();
-		long leaseNanos = ((lease != null) ? lease : WATCHDOG_LEASE).toNanos();
 		long tookNanos = System.nanoTime() - held.acquiredAtNanos();
-		if (tookNanos <= leaseNanos / 20) {
-			return;
-		}
-		if ((lease != null && tookNanos >= leaseNanos) || !this.locks.isHeld(held)) {
+		if ((lease != null && tookNanos >= lease.toNanos()) || !this.locks.isHeld(held)) {
 			String lockName = held.token().lockName();
 			throw new LockUnavailableException(lockName,
 					"Lock '" + lockName + "' was lost while its token was taken from " + this.tokens.description()

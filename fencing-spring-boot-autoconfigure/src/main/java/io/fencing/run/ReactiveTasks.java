@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 import io.fencing.FencingToken;
 import org.jspecify.annotations.Nullable;
@@ -30,7 +31,22 @@ final class ReactiveTasks {
 	 * Where what follows an acquisition runs: it may block (the database token source),
 	 * and never on the Redis client's threads.
 	 */
-	private static final Executor AFTER_ACQUIRING = (command) -> Schedulers.boundedElastic().schedule(command);
+	private static final Executor AFTER_ACQUIRING = ReactiveTasks::afterAcquiring;
+
+	/**
+	 * On Reactor's threads for blocking work; once they are shut down, on a thread of its
+	 * own: a lock granted must be given its token or given back.
+	 */
+	private static void afterAcquiring(Runnable command) {
+		try {
+			Schedulers.boundedElastic().schedule(command);
+		}
+		catch (RejectedExecutionException ex) {
+			Thread thread = new Thread(command, "fencing-after-acquiring");
+			thread.setDaemon(true);
+			thread.start();
+		}
+	}
 
 	private ReactiveTasks() {
 	}

@@ -2,6 +2,7 @@ package io.fencing.run;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
 
 import io.fencing.FencingToken;
@@ -11,8 +12,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One run's observers, told in the order of their listeners; the scopes of its body are
- * closed in reverse order. A listener that throws is logged and changes nothing the run
- * does: its lock is still released, its body still runs or not as it would.
+ * closed in reverse order. A listener that throws an exception is logged and changes
+ * nothing the run does: its lock is still released, its body still runs or not as it
+ * would.
  */
 final class RunLifecycle {
 
@@ -59,6 +61,16 @@ final class RunLifecycle {
 			catch (RuntimeException ex) {
 				failed(observer, "bodyStarting", this.task.description(), ex);
 				continue;
+			}
+			catch (Error error) {
+				// The body does not run: what was opened for it is closed.
+				for (int i = count - 1; i >= 0; i--) {
+					close(Objects.requireNonNull(scopes)[i]);
+				}
+				if (scopes == null && single != RunObserver.BodyScope.NONE) {
+					close(single);
+				}
+				throw error;
 			}
 			if (scope == RunObserver.BodyScope.NONE) {
 				continue;

@@ -7,7 +7,9 @@ package io.fencing.run;
  * thread the run is at: the task's, the one that finishes its asynchronous work, or the
  * Redis client's once a release is answered. So a listener is quick and never blocks; one
  * that does more (publishing application events) hands it to a thread of its own. One
- * that throws is logged and changes nothing the run does.
+ * that throws an exception is logged and changes nothing the run does; an error (a test
+ * listener's {@code AssertionError}, say) is not caught: thrown before the body, it fails
+ * the run, whose lock is given back.
  */
 public interface RunListener {
 

@@ -1,13 +1,10 @@
 package io.fencing.lock;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,10 +23,10 @@ import io.fencing.autoconfigure.FencingAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
+import io.fencing.testsupport.HeldBackTokens;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.StockTable;
 import io.fencing.testsupport.TestServices;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -47,7 +44,6 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.reactor.autoconfigure.ReactorAutoConfiguration;
 import org.springframework.context.ApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -73,7 +69,7 @@ class ReactiveFencedTaskTests {
 
 	private final StockTable stock = new StockTable();
 
-	private final WatchedDataSource database = new WatchedDataSource(TestServices.postgres());
+	private final HeldBackTokens database = new HeldBackTokens(TestServices.postgres());
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(ReactorAutoConfiguration.class, AopAutoConfiguration.class,
@@ -222,9 +218,9 @@ class ReactiveFencedTaskTests {
 	void theDatabaseTokenIsTakenOffTheRedisClientsThreads() {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			this.database.threads.clear();
+			this.database.threads().clear();
 			assertThat(jobs.syncNow(Mono.just(1)).block(Duration.ofSeconds(10))).isNotNull();
-			assertThat(this.database.threads).as("the threads that took the token")
+			assertThat(this.database.threads()).as("the threads that took the token")
 				.isNotEmpty()
 				.allMatch((name) -> name.startsWith("boundedElastic-"));
 		});
@@ -238,12 +234,12 @@ class ReactiveFencedTaskTests {
 	void aRunCancelledWhileItsTokenIsTakenDoesNotRunAndGivesItsLockBack() {
 		this.contextRunner.run((context) -> {
 			Jobs jobs = context.getBean(Jobs.class);
-			CountDownLatch asked = this.database.holdBackConnections();
+			CountDownLatch asked = this.database.holdBackTheNextToken();
 			Disposable run = jobs.syncNow(Mono.just(1)).subscribe();
 			assertThat(asked.await(10, TimeUnit.SECONDS)).as("the token asked for").isTrue();
 			assertThat(held(context)).as("the lock granted").isTrue();
 			run.dispose();
-			this.database.giveConnections();
+			this.database.giveTheHeldToken();
 			FencingToken next = await().atMost(Duration.ofSeconds(20))
 				.until(() -> jobs.syncNow(Mono.just(1)).block(Duration.ofSeconds(10)), Objects::nonNull);
 			assertThat(next.lockName()).isEqualTo(this.lock);
@@ -344,64 +340,6 @@ class ReactiveFencedTaskTests {
 
 		private int write(int quantity) {
 			return this.stock.write(this.jdbc, quantity);
-		}
-
-	}
-
-	/**
-	 * The application's database, which records the threads that ask it for connections
-	 * for a token and can hold them back.
-	 */
-	private static final class WatchedDataSource extends DelegatingDataSource {
-
-		private final List<String> threads = new CopyOnWriteArrayList<>();
-
-		private volatile @Nullable CountDownLatch gate;
-
-		private volatile CountDownLatch asked = new CountDownLatch(1);
-
-		WatchedDataSource(DataSource target) {
-			super(target);
-		}
-
-		/**
-		 * @return counted down once a connection is asked for
-		 */
-		CountDownLatch holdBackConnections() {
-			this.asked = new CountDownLatch(1);
-			this.gate = new CountDownLatch(1);
-			return this.asked;
-		}
-
-		void giveConnections() {
-			CountDownLatch held = this.gate;
-			this.gate = null;
-			if (held != null) {
-				held.countDown();
-			}
-		}
-
-		@Override
-		public Connection getConnection() throws SQLException {
-			if (!StackWalker.getInstance()
-				.walk((frames) -> frames
-					.anyMatch((frame) -> frame.getClassName().equals(JdbcTokenSource.class.getName())))) {
-				// The removal of expired operations, say.
-				return super.getConnection();
-			}
-			this.threads.add(Thread.currentThread().getName());
-			CountDownLatch held = this.gate;
-			if (held != null) {
-				this.asked.countDown();
-				try {
-					held.await(30, TimeUnit.SECONDS);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					throw new SQLException("Interrupted while held back", ex);
-				}
-			}
-			return super.getConnection();
 		}
 
 	}

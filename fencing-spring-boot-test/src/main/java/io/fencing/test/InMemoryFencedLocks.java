@@ -161,8 +161,10 @@ public class InMemoryFencedLocks implements FencedLocks, RunListener {
 
 	/**
 	 * Runs the newer owner of a {@linkplain #pauseNextOwner paused} one, its lease ended
-	 * first. A newer owner that fails or does not end is logged (a run's listener changes
-	 * nothing the run does), and the paused owner's body runs anyway.
+	 * first.
+	 * @throws AssertionError when the newer owner failed or did not end: an error, which
+	 * a run's listeners do not catch, so that the paused owner's body does not run and
+	 * its caller gets it
 	 */
 	private void runNewerOwner(FencingToken paused, Runnable newerOwner) {
 		expire(paused.lockName());
@@ -176,20 +178,20 @@ public class InMemoryFencedLocks implements FencedLocks, RunListener {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while the newer owner of lock '" + paused.lockName()
-					+ "' ran; the paused owner's body runs now", ex);
+			throw new AssertionError("Interrupted while the newer owner of lock '" + paused.lockName()
+					+ "' ran; the paused owner's body did not run", ex);
 		}
 		if (newer.isAlive()) {
 			newer.interrupt();
-			throw new IllegalStateException("The newer owner of lock '" + paused.lockName() + "' did not end "
-					+ "within " + NEWER_OWNER_TIMEOUT.toSeconds() + " s while the owner with token " + paused.value()
-					+ " was paused (does it wait for rows the test's own transaction "
-					+ "holds?); the paused owner's body runs now");
+			throw new AssertionError("The newer owner of lock '" + paused.lockName() + "' did not end within "
+					+ NEWER_OWNER_TIMEOUT.toSeconds() + " s while the owner with token " + paused.value()
+					+ " was paused (does it wait for rows the test's own transaction holds?); the paused owner's "
+					+ "body did not run");
 		}
 		Throwable failed = failure.get();
 		if (failed != null) {
-			throw new IllegalStateException("The newer owner of lock '" + paused.lockName()
-					+ "' failed while the owner with token " + paused.value() + " was paused", failed);
+			throw new AssertionError("The newer owner of lock '" + paused.lockName() + "' failed while the owner "
+					+ "with token " + paused.value() + " was paused; the paused owner's body did not run", failed);
 		}
 	}
 

@@ -237,6 +237,33 @@ class InMemoryFencedLocksTests {
 		});
 	}
 
+	/**
+	 * A newer owner that fails (an assertion of the test's, say) fails the paused run
+	 * before its body, with that failure as the cause, and gives its lock back.
+	 */
+	@Test
+	void aNewerOwnerThatFailsFailsThePausedRunBeforeItsBody() {
+		this.contextRunner.run((context) -> {
+			StockJob job = context.getBean(StockJob.class);
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			InMemoryFencedLocks locks = context.getBean(InMemoryFencedLocks.class);
+			job.write(3);
+			locks.pauseNextOwner("stock", () -> {
+				throw new IllegalStateException("the newer owner's own check");
+			});
+			assertThatExceptionOfType(AssertionError.class).isThrownBy(() -> job.write(5))
+				.withMessageContaining("The newer owner of lock 'stock' failed")
+				.withMessageContaining("the paused owner's body did not run")
+				.havingCause()
+				.withMessage("the newer owner's own check");
+			assertThat(jdbc.queryForObject("SELECT quantity FROM stock WHERE sku = 'A-1'", Integer.class))
+				.as("the paused owner's body did not write")
+				.isEqualTo(3);
+			job.write(6);
+			assertThat(jdbc.queryForObject("SELECT quantity FROM stock WHERE sku = 'A-1'", Integer.class)).isEqualTo(6);
+		});
+	}
+
 	@Test
 	void anInterruptedThreadDoesNotRunTheTaskAndStaysInterrupted() {
 		this.contextRunner.run((context) -> {

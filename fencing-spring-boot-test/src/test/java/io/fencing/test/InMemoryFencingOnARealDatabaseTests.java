@@ -156,6 +156,35 @@ class InMemoryFencingOnARealDatabaseTests {
 		}
 	}
 
+	/**
+	 * Locks an application wraps itself with the database's tokens start with
+	 * {@code fencing.token-source=database}: their tokens are the database's.
+	 */
+	@Test
+	void locksGivenTheDatabasesTokensStartWithTheDatabaseTokenSource() {
+		DataSource dataSource = TestServices.postgres();
+		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+		jdbc.execute("CREATE TABLE " + this.table
+				+ " (sku VARCHAR(16) PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
+		try {
+			jdbc.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 0)");
+			this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource))
+				.withPropertyValues("fencing.token-source=database")
+				.withBean("fencedLocks", FencedLocks.class,
+						() -> FencedLocks.withTokensFrom(new InMemoryFencedLocks(false),
+								new JdbcTokenSource(dataSource)))
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					context.getBean(StockJob.class).write(3);
+					assertThat(row(jdbc).quantity()).isEqualTo(3);
+					assertThat(row(jdbc).lastToken()).isPositive();
+				});
+		}
+		finally {
+			jdbc.execute("DROP TABLE " + this.table);
+		}
+	}
+
 	private Row row(JdbcTemplate jdbc) {
 		return jdbc.queryForObject("SELECT quantity, last_token FROM " + this.table + " WHERE sku = 'A-1'",
 				(rs, rowNum) -> new Row(rs.getInt(1), rs.getLong(2)));
