@@ -172,9 +172,8 @@ final class ConnectionFence {
 					if (((Class<?>) args[0]).isInstance(proxy)) {
 						return proxy;
 					}
-					// The driver's own connection (PostgreSQL's COPY, say) writes with
-					// the
-					// token too.
+					// The driver's own connection (PostgreSQL's COPY, say)
+					// writes with the token too.
 					carryWriterToken();
 					return this.target.unwrap((Class<?>) args[0]);
 				case "isWrapperFor":

@@ -232,10 +232,9 @@ public final class OperationLog {
 	 */
 	public int deleteAppliedBefore(Connection connection, Instant cutoff, int limit) throws SQLException {
 		String sql = database(connection).isMySqlFamily()
-				// MySQL and MariaDB cannot read the table a DELETE writes in a subquery;
-				// the
-				// order keeps the statement deterministic for statement-based
-				// replication.
+				// MySQL and MariaDB cannot read the table a DELETE writes in a
+				// subquery; the order keeps the statement deterministic for
+				// statement-based replication.
 				? "DELETE FROM " + TABLE + " WHERE applied_at < ? ORDER BY applied_at LIMIT " + limit
 				: "DELETE FROM " + TABLE + " WHERE operation_id IN (SELECT operation_id FROM " + TABLE
 						+ " WHERE applied_at < ? FETCH FIRST " + limit + " ROWS ONLY)";
