@@ -105,8 +105,9 @@ final class LocksWithTokenSource implements FencedLocks {
 			throw new LockUnavailableException(lockName,
 					"Lock '" + lockName + "' was lost while its token was taken from " + this.tokens.description()
 							+ " (" + Duration.ofNanos(tookNanos).toMillis() + " ms after the request"
-							+ ((lease != null) ? ", lease " + lease.toMillis() + " ms" : "")
-							+ "); a newer owner may run, so the task did not run");
+							+ ((lease != null) ? ", lease " + lease.toMillis() + " ms" : "") + "), or "
+							+ this.locks.description() + " did not confirm it; a newer owner may run, so the task "
+							+ "did not run");
 		}
 	}
 
