@@ -207,9 +207,10 @@ public final class FencedTables implements SmartInitializingSingleton {
 			throw new IllegalStateException("Fenced table " + table + " (" + by + "): " + unchecked);
 		}
 		List<String> key = primaryKey(connection, dialect, table, schema);
-		// Creating, a failed read is followed by the creation, and read again after it.
+		// Creating, a read that H2 fails as another instance creates a fence is read
+		// again: a failed read is no answer, and creating would replace a fence in use.
 		long deadline = System.nanoTime() + (this.create ? CONCURRENT_CREATION.toNanos() : -1);
-		if (hasFence(connection, dialect, table, key, deadline)) {
+		if (readFence(connection, dialect, table, key, deadline)) {
 			return;
 		}
 		if (this.create) {
@@ -227,7 +228,17 @@ public final class FencedTables implements SmartInitializingSingleton {
 			// the last creation ends.
 			boolean notConcurrent = failure != null
 					&& (SqlStates.isSyntaxError(failure) || SqlStates.isPermissionDenied(failure));
-			if (!notConcurrent && fenceAppears(connection, dialect, table, key)) {
+			boolean appeared;
+			try {
+				appeared = !notConcurrent && fenceAppears(connection, dialect, table, key);
+			}
+			catch (SQLException ex) {
+				if (failure != null) {
+					ex.addSuppressed(failure);
+				}
+				throw ex;
+			}
+			if (appeared) {
 				if (failure == null) {
 					logger.info("Created the database fence of table " + table);
 				}
@@ -246,19 +257,21 @@ public final class FencedTables implements SmartInitializingSingleton {
 	}
 
 	/**
-	 * Whether the fence of {@code table} is there; {@code false} when H2 failed to read
-	 * its catalog as another instance created the fence, before {@code deadline}.
+	 * Whether the fence of {@code table} is there, read until a read answers: H2 may fail
+	 * to read its catalog while another instance creates a trigger, which is read again
+	 * until {@code deadline}, then thrown.
 	 */
-	private static boolean hasFence(Connection connection, FenceDialect dialect, FencedTable table, List<String> key,
+	private static boolean readFence(Connection connection, FenceDialect dialect, FencedTable table, List<String> key,
 			long deadline) throws SQLException {
-		try {
-			return dialect.hasFence(connection, table, key);
-		}
-		catch (SQLException ex) {
-			if (SqlStates.isH2GeneralError(ex) && System.nanoTime() <= deadline) {
-				return false;
+		while (true) {
+			try {
+				return dialect.hasFence(connection, table, key);
 			}
-			throw ex;
+			catch (SQLException ex) {
+				if (!SqlStates.isH2GeneralError(ex) || System.nanoTime() > deadline || !pause()) {
+					throw ex;
+				}
+			}
 		}
 	}
 
@@ -269,19 +282,24 @@ public final class FencedTables implements SmartInitializingSingleton {
 	private static boolean fenceAppears(Connection connection, FenceDialect dialect, FencedTable table,
 			List<String> key) throws SQLException {
 		long deadline = System.nanoTime() + CONCURRENT_CREATION.toNanos();
-		while (!hasFence(connection, dialect, table, key, deadline)) {
-			if (System.nanoTime() > deadline) {
-				return false;
-			}
-			try {
-				Thread.sleep(50);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
+		while (!readFence(connection, dialect, table, key, deadline)) {
+			if (System.nanoTime() > deadline || !pause()) {
 				return false;
 			}
 		}
 		return true;
+	}
+
+	/** Waits before the next read; {@code false} when interrupted. */
+	private static boolean pause() {
+		try {
+			Thread.sleep(50);
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
 	}
 
 	/** The DDL of the fence of {@code table}, statements separated by blank lines. */
