@@ -13,6 +13,8 @@ import io.fencing.lock.FencedLocks;
 import io.fencing.lock.JdbcTokenSource;
 import io.fencing.run.FencedTaskRunner;
 import io.fencing.testsupport.TestServices;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -44,6 +46,9 @@ class InMemoryFencingOnARealDatabaseTests {
 
 	private final String lock = "kit-" + UUID.randomUUID();
 
+	/** Where the test created its stock table, if it did. */
+	private @Nullable DataSource stockDatabase;
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withUserConfiguration(KitTestConfiguration.class)
 		.withPropertyValues("fencing.jdbc.initialize-schema=always", "kit.table=" + this.table,
@@ -53,46 +58,38 @@ class InMemoryFencingOnARealDatabaseTests {
 	@ValueSource(strings = { "postgres", "mariadb" })
 	void theKitsTokensComeFromTheDatabaseAndNeverRefuseTheApplicationsNextRun(String database) {
 		DataSource dataSource = dataSource(database);
-		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-		jdbc.execute("CREATE TABLE " + this.table
-				+ " (sku VARCHAR(16) PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
-		try {
-			jdbc.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 0)");
-			// Not the shared pool itself: the context closes its DataSource.
-			this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource)).run((context) -> {
-				assertThat(context).hasNotFailed();
-				// The application's own run, on another instance: a token of the
-				// database's.
-				JdbcTokenSource applicationTokens = new JdbcTokenSource(dataSource);
-				FencingToken applications = applicationTokens.next(this.lock);
-				FencedJdbcTemplate fenced = context.getBean(FencedJdbcTemplate.class);
-				fenced.guardedUpdate(applications, "UPDATE " + this.table + " SET quantity = ? WHERE sku = 'A-1'", 3);
+		JdbcTemplate jdbc = stockTable(dataSource);
+		// Not the shared pool itself: the context closes its DataSource.
+		this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource)).run((context) -> {
+			assertThat(context).hasNotFailed();
+			// The application's own run, on another instance: a token of the
+			// database's.
+			JdbcTokenSource applicationTokens = new JdbcTokenSource(dataSource);
+			FencingToken applications = applicationTokens.next(this.lock);
+			FencedJdbcTemplate fenced = context.getBean(FencedJdbcTemplate.class);
+			fenced.guardedUpdate(applications, "UPDATE " + this.table + " SET quantity = ? WHERE sku = 'A-1'", 3);
 
-				context.getBean(StockJob.class).write(5);
-				long kits = context.getBean(InMemoryFencedLocks.class).lastToken(this.lock);
-				assertThat(kits).isGreaterThan(applications.value());
-				assertThat(row(jdbc)).isEqualTo(new Row(5, kits));
+			context.getBean(StockJob.class).write(5);
+			long kits = context.getBean(InMemoryFencedLocks.class).lastToken(this.lock);
+			assertThat(kits).isGreaterThan(applications.value());
+			assertThat(row(jdbc)).isEqualTo(new Row(5, kits));
 
-				FencingToken applicationsNext = applicationTokens.next(this.lock);
-				assertThat(applicationsNext.value()).isGreaterThan(kits);
-				assertThat(fenced.guardedUpdate(applicationsNext,
-						"UPDATE " + this.table + " SET quantity = ? WHERE sku = 'A-1'", 8))
-					.isOne();
-				assertThat(row(jdbc)).isEqualTo(new Row(8, applicationsNext.value()));
-				assertThat(context.getBean(FencedTaskRunner.class).counterBehind()).isNull();
+			FencingToken applicationsNext = applicationTokens.next(this.lock);
+			assertThat(applicationsNext.value()).isGreaterThan(kits);
+			assertThat(fenced.guardedUpdate(applicationsNext,
+					"UPDATE " + this.table + " SET quantity = ? WHERE sku = 'A-1'", 8))
+				.isOne();
+			assertThat(row(jdbc)).isEqualTo(new Row(8, applicationsNext.value()));
+			assertThat(context.getBean(FencedTaskRunner.class).counterBehind()).isNull();
 
-				// A paused owner's newer owner runs once the paused one has the
-				// database's token.
-				StockJob job = context.getBean(StockJob.class);
-				InMemoryFencedLocks locks = context.getBean(InMemoryFencedLocks.class);
-				locks.pauseNextOwner(this.lock, () -> job.write(9));
-				assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> job.write(4));
-				assertThat(row(jdbc)).isEqualTo(new Row(9, locks.lastToken(this.lock)));
-			});
-		}
-		finally {
-			jdbc.execute("DROP TABLE " + this.table);
-		}
+			// A paused owner's newer owner runs once the paused one has the
+			// database's token.
+			StockJob job = context.getBean(StockJob.class);
+			InMemoryFencedLocks locks = context.getBean(InMemoryFencedLocks.class);
+			locks.pauseNextOwner(this.lock, () -> job.write(9));
+			assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> job.write(4));
+			assertThat(row(jdbc)).isEqualTo(new Row(9, locks.lastToken(this.lock)));
+		});
 	}
 
 	/**
@@ -131,29 +128,21 @@ class InMemoryFencingOnARealDatabaseTests {
 	@Test
 	void pausingWorksOnLocksDeclaredAsFencedLocks() {
 		DataSource dataSource = TestServices.postgres();
-		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-		jdbc.execute("CREATE TABLE " + this.table
-				+ " (sku VARCHAR(16) PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
-		try {
-			jdbc.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 0)");
-			this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource))
-				.withBean("fencedLocks", FencedLocks.class, () -> new InMemoryFencedLocks(false))
-				.run((context) -> {
-					assertThat(context).hasNotFailed();
-					StockJob job = context.getBean(StockJob.class);
-					InMemoryFencedLocks locks = (InMemoryFencedLocks) context.getBean(FencedLocks.class);
-					job.write(3);
-					long earlier = locks.lastToken(this.lock);
-					locks.pauseNextOwner(this.lock, () -> job.write(8));
-					assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> job.write(5));
-					long newer = locks.lastToken(this.lock);
-					assertThat(newer).as("the newer owner's token, after the paused one's").isGreaterThan(earlier + 1);
-					assertThat(row(jdbc)).isEqualTo(new Row(8, newer));
-				});
-		}
-		finally {
-			jdbc.execute("DROP TABLE " + this.table);
-		}
+		JdbcTemplate jdbc = stockTable(dataSource);
+		this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource))
+			.withBean("fencedLocks", FencedLocks.class, () -> new InMemoryFencedLocks(false))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				StockJob job = context.getBean(StockJob.class);
+				InMemoryFencedLocks locks = (InMemoryFencedLocks) context.getBean(FencedLocks.class);
+				job.write(3);
+				long earlier = locks.lastToken(this.lock);
+				locks.pauseNextOwner(this.lock, () -> job.write(8));
+				assertThatExceptionOfType(StaleWriterException.class).isThrownBy(() -> job.write(5));
+				long newer = locks.lastToken(this.lock);
+				assertThat(newer).as("the newer owner's token, after the paused one's").isGreaterThan(earlier + 1);
+				assertThat(row(jdbc)).isEqualTo(new Row(8, newer));
+			});
 	}
 
 	/**
@@ -163,25 +152,36 @@ class InMemoryFencingOnARealDatabaseTests {
 	@Test
 	void locksGivenTheDatabasesTokensStartWithTheDatabaseTokenSource() {
 		DataSource dataSource = TestServices.postgres();
+		JdbcTemplate jdbc = stockTable(dataSource);
+		this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource))
+			.withPropertyValues("fencing.token-source=database")
+			.withBean("fencedLocks", FencedLocks.class,
+					() -> FencedLocks.withTokensFrom(new InMemoryFencedLocks(false), new JdbcTokenSource(dataSource)))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				context.getBean(StockJob.class).write(3);
+				assertThat(row(jdbc).quantity()).isEqualTo(3);
+				assertThat(row(jdbc).lastToken()).isPositive();
+			});
+	}
+
+	/**
+	 * The test's stock table, with row A-1, in {@code dataSource}; dropped after the
+	 * test.
+	 */
+	private JdbcTemplate stockTable(DataSource dataSource) {
 		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
 		jdbc.execute("CREATE TABLE " + this.table
 				+ " (sku VARCHAR(16) PRIMARY KEY, quantity INT NOT NULL, last_token BIGINT NOT NULL DEFAULT 0)");
-		try {
-			jdbc.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 0)");
-			this.contextRunner.withBean(DataSource.class, () -> new DelegatingDataSource(dataSource))
-				.withPropertyValues("fencing.token-source=database")
-				.withBean("fencedLocks", FencedLocks.class,
-						() -> FencedLocks.withTokensFrom(new InMemoryFencedLocks(false),
-								new JdbcTokenSource(dataSource)))
-				.run((context) -> {
-					assertThat(context).hasNotFailed();
-					context.getBean(StockJob.class).write(3);
-					assertThat(row(jdbc).quantity()).isEqualTo(3);
-					assertThat(row(jdbc).lastToken()).isPositive();
-				});
-		}
-		finally {
-			jdbc.execute("DROP TABLE " + this.table);
+		this.stockDatabase = dataSource;
+		jdbc.update("INSERT INTO " + this.table + " (sku, quantity) VALUES ('A-1', 0)");
+		return jdbc;
+	}
+
+	@AfterEach
+	void dropStockTable() {
+		if (this.stockDatabase != null) {
+			new JdbcTemplate(this.stockDatabase).execute("DROP TABLE " + this.table);
 		}
 	}
 
