@@ -62,8 +62,7 @@ class FencingEndpoint {
 						isoDuration(Objects.requireNonNull(defaults.waitTime())),
 						onBusyName(Objects.requireNonNull(defaults.onBusy())),
 						isoDuration(Objects.requireNonNullElse(defaults.holdAtLeast(), Duration.ZERO))),
-				this.runner.tokenOrigin(), tasks, other.isEmpty() ? null : activity(other),
-				RefusalDescriptor.of(activities.lastRefusal()));
+				this.runner.tokenOrigin(), tasks, other.isEmpty() ? null : activity(other), activities.lastRefusal());
 	}
 
 	/**
@@ -101,16 +100,9 @@ class FencingEndpoint {
 	private static ActivityDescriptor activity(TaskActivity activity) {
 		Map<String, Long> runs = new LinkedHashMap<>();
 		activity.runs().forEach((outcome, count) -> runs.put(outcome.value(), count));
-		TaskActivity.TokenUse lastToken = activity.lastToken();
-		TaskActivity.LeaseLoss loss = activity.lastLeaseLoss();
-		return new ActivityDescriptor(runs,
-				(lastToken != null) ? new TokenDescriptor(lastToken.token().lockName(), lastToken.token().value(),
-						lastToken.at().toString()) : null,
-				new LeasesLostDescriptor(activity.overruns(), activity.locksLost(),
-						(loss != null) ? new LeaseLossDescriptor(loss.at().toString(), loss.lockName(), loss.token(),
-								lease(loss.leaseTime()), isoDuration(loss.ran()), loss.overrun()) : null),
-				new RefusalsDescriptor(activity.refusals(), RefusalDescriptor.of(activity.lastRefusal())),
-				activity.replays());
+		return new ActivityDescriptor(runs, activity.lastToken(),
+				new LeasesLostDescriptor(activity.overruns(), activity.locksLost(), activity.lastLeaseLoss()),
+				new RefusalsDescriptor(activity.refusals(), activity.lastRefusal()), activity.replays());
 	}
 
 	/** {@code watchdog} when Redisson's watchdog renews the lease. */
@@ -140,7 +132,7 @@ class FencingEndpoint {
 	 */
 	public record FencingDescriptor(DefaultsDescriptor defaults, String tokens, Map<String, TaskDescriptor> tasks,
 			@Nullable ActivityDescriptor otherTasks,
-			@Nullable RefusalDescriptor lastRefusal) implements OperationResponseBody {
+			TaskActivity.@Nullable Refusal lastRefusal) implements OperationResponseBody {
 
 	}
 
@@ -218,19 +210,8 @@ class FencingEndpoint {
 	 * @param refusals writes refused with a token of this task's runs
 	 * @param operationsReplayed operations its runs presented again, not applied again
 	 */
-	public record ActivityDescriptor(Map<String, Long> runs, @Nullable TokenDescriptor lastToken,
+	public record ActivityDescriptor(Map<String, Long> runs, TaskActivity.@Nullable TokenUse lastToken,
 			LeasesLostDescriptor leasesLost, RefusalsDescriptor refusals, long operationsReplayed) {
-
-	}
-
-	/**
-	 * A token this instance used.
-	 *
-	 * @param lockName the lock
-	 * @param value the token
-	 * @param at when the run took it
-	 */
-	public record TokenDescriptor(String lockName, long value, String at) {
 
 	}
 
@@ -241,22 +222,7 @@ class FencingEndpoint {
 	 * @param locksLost runs that found their lock gone before their lease ended
 	 * @param last the last one, absent when none
 	 */
-	public record LeasesLostDescriptor(long overruns, long locksLost, @Nullable LeaseLossDescriptor last) {
-
-	}
-
-	/**
-	 * A lost lease.
-	 *
-	 * @param at when the release was answered
-	 * @param lockName the lock
-	 * @param token the run's token
-	 * @param leaseTime the fixed lease, {@code watchdog} for the watchdog's
-	 * @param ran how long the run held, or believed it held, the lock
-	 * @param overrun whether it outlived its fixed lease; otherwise Redis lost the lock
-	 */
-	public record LeaseLossDescriptor(String at, String lockName, long token, String leaseTime, String ran,
-			boolean overrun) {
+	public record LeasesLostDescriptor(long overruns, long locksLost, TaskActivity.@Nullable LeaseLoss last) {
 
 	}
 
@@ -266,26 +232,7 @@ class FencingEndpoint {
 	 * @param count how many
 	 * @param last the last one, absent when none
 	 */
-	public record RefusalsDescriptor(long count, @Nullable RefusalDescriptor last) {
-
-	}
-
-	/**
-	 * A write the storage refused.
-	 *
-	 * @param at when
-	 * @param lockName the lock of the refused token
-	 * @param token the refused token
-	 * @param acceptedToken the newer token the storage holds, absent if unknown
-	 * @param table the table of the refused statement
-	 */
-	public record RefusalDescriptor(String at, String lockName, long token, @Nullable Long acceptedToken,
-			String table) {
-
-		static @Nullable RefusalDescriptor of(TaskActivity.@Nullable Refusal refusal) {
-			return (refusal != null) ? new RefusalDescriptor(refusal.at().toString(), refusal.lockName(),
-					refusal.token(), refusal.acceptedToken(), refusal.table()) : null;
-		}
+	public record RefusalsDescriptor(long count, TaskActivity.@Nullable Refusal last) {
 
 	}
 

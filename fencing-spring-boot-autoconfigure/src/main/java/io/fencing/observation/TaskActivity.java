@@ -129,16 +129,14 @@ public final class TaskActivity {
 	}
 
 	/**
-	 * The token a run took.
+	 * The token a run took. The endpoint shows these records as they are, as it does
+	 * {@link LeaseLoss} and {@link Refusal}.
 	 *
-	 * @param token the token
-	 * @param atMillis when, in milliseconds since the epoch
+	 * @param lockName the lock
+	 * @param value the token
+	 * @param at when the run took it
 	 */
-	public record TokenUse(FencingToken token, long atMillis) {
-
-		public Instant at() {
-			return Instant.ofEpochMilli(this.atMillis);
-		}
+	public record TokenUse(String lockName, long value, Instant at) {
 
 	}
 
@@ -148,7 +146,8 @@ public final class TaskActivity {
 	 * @param at when its release was answered
 	 * @param lockName the lock
 	 * @param token the run's token
-	 * @param leaseTime the fixed lease, {@code null} for the watchdog's
+	 * @param leaseTime the fixed lease, {@code null} (left out of the endpoint's answer)
+	 * when Redisson's watchdog renewed it
 	 * @param ran how long the run held, or believed it held, the lock
 	 * @param overrun whether it outlived its fixed lease; otherwise Redis lost the lock
 	 */
@@ -184,7 +183,8 @@ public final class TaskActivity {
 		/** A run took its lock (or reused this thread's acquisition of it). */
 		@Override
 		public void acquired(TaskDefinition task, FencingToken token) {
-			TaskActivity.this.lastToken = new TokenUse(token, System.currentTimeMillis());
+			TaskActivity.this.lastToken = new TokenUse(token.lockName(), token.value(),
+					Instant.ofEpochMilli(System.currentTimeMillis()));
 		}
 
 		/** A run ended, or did not start, with {@code outcome}. */

@@ -82,8 +82,8 @@ class FencingEndpointAutoConfigurationTests {
 		RuntimeHints hints = new RuntimeHints();
 		new ReflectiveRuntimeHintsRegistrar().registerRuntimeHints(hints, FencingEndpoint.class);
 		for (Class<?> type : new Class<?>[] { FencingEndpoint.FencingDescriptor.class,
-				FencingEndpoint.TaskDescriptor.class, FencingEndpoint.RefusalDescriptor.class,
-				FencingEndpoint.SettingDescriptor.class }) {
+				FencingEndpoint.TaskDescriptor.class, TaskActivity.Refusal.class, TaskActivity.TokenUse.class,
+				TaskActivity.LeaseLoss.class, FencingEndpoint.SettingDescriptor.class }) {
 			assertThat(RuntimeHintsPredicates.reflection().onType(type)).as(type.getName()).accepts(hints);
 		}
 	}

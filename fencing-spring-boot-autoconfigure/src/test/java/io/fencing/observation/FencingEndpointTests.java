@@ -145,6 +145,8 @@ class FencingEndpointTests {
 			.containsEntry("failed", 0);
 		assertThat(all.read(task + ".activity.lastToken.lockName", String.class)).isEqualTo(JOB);
 		assertThat(all.read(task + ".activity.lastToken.value", Long.class)).isGreaterThan(token);
+		assertThat(Instant.parse(all.read(task + ".activity.lastToken.at", String.class)))
+			.isBefore(Instant.now().plusSeconds(1));
 		assertThat(all.read(task + ".activity.refusals.count", Integer.class)).isEqualTo(1);
 		Map<String, Object> refusal = all.read(task + ".activity.refusals.last");
 		assertThat(refusal).containsEntry("lockName", JOB).containsEntry("table", STOCK.name());
