@@ -21,7 +21,7 @@ import org.springframework.jdbc.support.MetaDataAccessException;
  * theirs: the token sequence, or MySQL's counter row. A database without a script of its
  * own gets none, and the token source's startup check says what to do.
  */
-public class FencingSchemaInitializer extends DataSourceScriptDatabaseInitializer {
+class FencingSchemaInitializer extends DataSourceScriptDatabaseInitializer {
 
 	/** Each attempt creates at least what the one before found created meanwhile. */
 	private static final int CONCURRENT_CREATION_ATTEMPTS = 10;
@@ -43,7 +43,7 @@ public class FencingSchemaInitializer extends DataSourceScriptDatabaseInitialize
 		}
 	}
 
-	public FencingSchemaInitializer(DataSource dataSource, InitializeSchema mode) {
+	FencingSchemaInitializer(DataSource dataSource, InitializeSchema mode) {
 		super(dataSource, settings(dataSource, mode));
 	}
 

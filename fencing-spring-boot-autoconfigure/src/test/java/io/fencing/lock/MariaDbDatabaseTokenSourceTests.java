@@ -6,8 +6,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.fencing.autoconfigure.FencingProperties.InitializeSchema;
-import io.fencing.autoconfigure.FencingSchemaInitializer;
+import io.fencing.autoconfigure.FencingSchema;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.TestServices;
 import org.junit.jupiter.api.Test;
@@ -43,7 +42,7 @@ class MariaDbDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 	void mariaDbThroughMySqlsDriverGetsItsSequence() {
 		String name = "fencing_schema_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 		try (HikariDataSource database = TestServices.mariadbThroughMySqlDriver(name)) {
-			new FencingSchemaInitializer(database, InitializeSchema.ALWAYS).initializeDatabase();
+			FencingSchema.create(database);
 			JdbcTokenSource source = new JdbcTokenSource(database);
 			source.checkSchema();
 			assertThat(source.description()).isEqualTo("the database (sequence fencing_token_seq)");

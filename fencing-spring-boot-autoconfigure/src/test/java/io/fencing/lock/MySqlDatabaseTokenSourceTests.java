@@ -16,8 +16,7 @@ import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.fencing.autoconfigure.FencingProperties.InitializeSchema;
-import io.fencing.autoconfigure.FencingSchemaInitializer;
+import io.fencing.autoconfigure.FencingSchema;
 import io.fencing.testsupport.RedisServer;
 import io.fencing.testsupport.ReportedAsMySql;
 import io.fencing.testsupport.TestServices;
@@ -126,7 +125,7 @@ class MySqlDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 	void aCounterRowBehindTheLockStoresRowsIsRefusedWithTheCommandThatRaisesIt() {
 		inADatabaseOfItsOwn((database) -> {
 			DataSource mysql = new ReportedAsMySql(database);
-			new FencingSchemaInitializer(mysql, InitializeSchema.ALWAYS).initializeDatabase();
+			FencingSchema.create(mysql);
 			JdbcTemplate jdbc = new JdbcTemplate(database);
 			jdbc.update("INSERT INTO fencing_lock (name, token, lock_until) VALUES ('job', 1000000000500, "
 					+ "'1970-01-01 00:00:00')");
@@ -150,8 +149,8 @@ class MySqlDatabaseTokenSourceTests extends DatabaseTokenSourceTests {
 	@Test
 	void aDatabaseWithBothCountersIsRefused() {
 		inADatabaseOfItsOwn((database) -> {
-			new FencingSchemaInitializer(new ReportedAsMySql(database), InitializeSchema.ALWAYS).initializeDatabase();
-			new FencingSchemaInitializer(database, InitializeSchema.ALWAYS).initializeDatabase();
+			FencingSchema.create(new ReportedAsMySql(database));
+			FencingSchema.create(database);
 			assertThatIllegalStateException()
 				.isThrownBy(new JdbcTokenSource(new ReportedAsMySql(database))::checkSchema)
 				.withMessageContaining("takes its tokens from the counter row of table fencing_token_counter, and this "

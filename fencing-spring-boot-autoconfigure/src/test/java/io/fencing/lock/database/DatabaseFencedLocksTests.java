@@ -26,8 +26,7 @@ import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 import io.fencing.LockUnavailableException;
-import io.fencing.autoconfigure.FencingProperties.InitializeSchema;
-import io.fencing.autoconfigure.FencingSchemaInitializer;
+import io.fencing.autoconfigure.FencingSchema;
 import io.fencing.database.MissingSchemaException;
 import io.fencing.lock.DatabaseFencedLocks;
 import io.fencing.lock.HeldLock;
@@ -69,7 +68,7 @@ abstract class DatabaseFencedLocksTests {
 
 	@BeforeEach
 	void createSchema() {
-		new FencingSchemaInitializer(dataSource(), InitializeSchema.ALWAYS).initializeDatabase();
+		FencingSchema.create(dataSource());
 	}
 
 	@AfterEach

@@ -12,8 +12,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.fencing.autoconfigure.FencingProperties.InitializeSchema;
-import io.fencing.autoconfigure.FencingSchemaInitializer;
+import io.fencing.autoconfigure.FencingSchema;
 import io.fencing.lock.DatabaseFencedLocks;
 import io.fencing.lock.HeldLock;
 import io.fencing.testsupport.TestServices;
@@ -68,7 +67,7 @@ class SkewedClockTests {
 
 	private void theDatabaseClockDecides(DataSource dataSource, String offset) throws Exception {
 		this.database = dataSource;
-		new FencingSchemaInitializer(dataSource, InitializeSchema.ALWAYS).initializeDatabase();
+		FencingSchema.create(dataSource);
 		Process child = startChild((HikariDataSource) dataSource, offset, Duration.ofSeconds(5));
 		BufferedReader output = new BufferedReader(
 				new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
