@@ -19,7 +19,6 @@ import io.fencing.observation.FencingRunListenersConfiguration;
 import io.fencing.run.DeferredWrites;
 import io.fencing.run.FencedTaskAdvisor;
 import io.fencing.run.FencedTaskBeanValidator;
-import io.fencing.run.FencedTaskInterceptor;
 import io.fencing.run.FencedTaskResolver;
 import io.fencing.run.FencedTaskRunner;
 import io.fencing.run.FencingStartupException;
@@ -190,8 +189,8 @@ public final class FencingAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static FencedTaskAdvisor fencedTaskAdvisor(ObjectProvider<FencedTaskResolver> resolver,
 			ObjectProvider<FencedTaskRunner> runner) {
-		return new FencedTaskAdvisor(new FencedTaskInterceptor(SingletonSupplier.of(resolver::getObject),
-				SingletonSupplier.of(runner::getObject)));
+		return new FencedTaskAdvisor(SingletonSupplier.of(resolver::getObject),
+				SingletonSupplier.of(runner::getObject));
 	}
 
 	@Bean

@@ -1,5 +1,7 @@
 package io.fencing.run;
 
+import java.util.function.Supplier;
+
 import io.fencing.FencedTask;
 import org.aopalliance.aop.Advice;
 
@@ -24,8 +26,12 @@ public class FencedTaskAdvisor extends AbstractPointcutAdvisor {
 
 	private final FencedTaskInterceptor interceptor;
 
-	public FencedTaskAdvisor(FencedTaskInterceptor interceptor) {
-		this.interceptor = interceptor;
+	/**
+	 * The collaborators are looked up on first use: the advisor is created while the
+	 * context still registers its post-processors.
+	 */
+	public FencedTaskAdvisor(Supplier<FencedTaskResolver> resolver, Supplier<FencedTaskRunner> runner) {
+		this.interceptor = new FencedTaskInterceptor(resolver, runner);
 		setOrder(DEFAULT_ORDER);
 	}
 

@@ -18,17 +18,13 @@ import org.springframework.aop.support.AopUtils;
  * thrown to the scheduler (which logs it as an unexpected error); every other caller gets
  * the {@link StaleWriterException}.
  */
-public class FencedTaskInterceptor implements MethodInterceptor {
+class FencedTaskInterceptor implements MethodInterceptor {
 
 	private final Supplier<FencedTaskResolver> resolver;
 
 	private final Supplier<FencedTaskRunner> runner;
 
-	/**
-	 * The collaborators are looked up on first use: the interceptor is created while the
-	 * context still registers its post-processors.
-	 */
-	public FencedTaskInterceptor(Supplier<FencedTaskResolver> resolver, Supplier<FencedTaskRunner> runner) {
+	FencedTaskInterceptor(Supplier<FencedTaskResolver> resolver, Supplier<FencedTaskRunner> runner) {
 		this.resolver = resolver;
 		this.runner = runner;
 	}
