@@ -14,7 +14,7 @@ import io.fencing.lock.DatabaseFencedLocks;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.JdbcTokenSource;
 import io.fencing.lock.RedissonFencedLocks;
-import io.fencing.lock.TokenSource;
+import io.fencing.lock.JdbcTokenSource;
 import io.fencing.observation.FencingRunListenersConfiguration;
 import io.fencing.run.DeferredWrites;
 import io.fencing.run.FencedTaskAdvisor;
@@ -110,10 +110,10 @@ public final class FencingAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	FencedTaskRunner fencedTaskRunner(ObjectProvider<FencedLocks> fencedLocks, ObjectProvider<TokenSource> tokenSource,
-			ObjectProvider<RunListener> listeners, ObjectProvider<DeferredWrites> deferredWrites,
-			ObjectProvider<DataSource> dataSources, FencingProperties fencing, Environment environment,
-			ResourceLoader resourceLoader) {
+	FencedTaskRunner fencedTaskRunner(ObjectProvider<FencedLocks> fencedLocks,
+			ObjectProvider<JdbcTokenSource> tokenSource, ObjectProvider<RunListener> listeners,
+			ObjectProvider<DeferredWrites> deferredWrites, ObjectProvider<DataSource> dataSources,
+			FencingProperties fencing, Environment environment, ResourceLoader resourceLoader) {
 		FencedLocks locks = fencedLocks.getIfAvailable();
 		if (locks == null) {
 			// The chosen store's configuration found what it needs missing.
@@ -133,9 +133,7 @@ public final class FencingAutoConfiguration {
 		if (locks instanceof DatabaseFencedLocks) {
 			// Its tokens are the database's, drawn with each grant; its table and the
 			// sequence are checked.
-			if (tokenSource.getIfAvailable() instanceof JdbcTokenSource jdbc) {
-				jdbc.checkSchemaForTheLockStore();
-			}
+			tokenSource.ifAvailable(JdbcTokenSource::checkSchemaForTheLockStore);
 		}
 		else if (locks.issuesTokens() && locks.tokensCanFallBehind()
 				&& fencing.getTokenSource() == FencingProperties.TokenSourceType.DATABASE) {
@@ -151,7 +149,7 @@ public final class FencingAutoConfiguration {
 					null);
 		}
 		if (!locks.issuesTokens()) {
-			TokenSource source = tokenSource.getIfAvailable();
+			JdbcTokenSource source = tokenSource.getIfAvailable();
 			if (source == null) {
 				boolean several = dataSources.stream().limit(2).count() > 1;
 				throw new FencingStartupException(
@@ -163,9 +161,7 @@ public final class FencingAutoConfiguration {
 								: "Define one (spring.datasource.url), or set fencing.token-source=redis.",
 						null);
 			}
-			if (source instanceof JdbcTokenSource jdbc) {
-				jdbc.checkSchema();
-			}
+			source.checkSchema();
 			locks = FencedLocks.withTokensFrom(locks, source);
 		}
 		FencedTaskRunner runner = new FencedTaskRunner(locks, listeners.orderedStream().toList(),

@@ -4,7 +4,6 @@ import javax.sql.DataSource;
 
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.JdbcTokenSource;
-import io.fencing.lock.TokenSource;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -43,7 +42,7 @@ public final class FencingTokenSourceAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean(TokenSource.class)
+	@ConditionalOnMissingBean
 	JdbcTokenSource fencingTokenSource(DataSource dataSource, ObjectProvider<FencingSchemaInitializer> schema) {
 		// The schema first, when the starter creates it.
 		schema.ifAvailable((initializer) -> {

@@ -79,7 +79,7 @@ public interface FencedLocks extends AutoCloseable {
 	/**
 	 * Whether acquisitions carry tokens of their own ({@code true} unless said
 	 * otherwise); {@code false}: the lock alone, and each grant takes its token from a
-	 * {@link TokenSource} ({@link #withTokensFrom}).
+	 * {@link JdbcTokenSource} ({@link #withTokensFrom}).
 	 */
 	default boolean issuesTokens() {
 		return true;
@@ -152,7 +152,7 @@ public interface FencedLocks extends AutoCloseable {
 	 * {@code tokens}: taken once the lock is granted, and refused (the lock given back)
 	 * when the lock was lost meanwhile.
 	 */
-	static FencedLocks withTokensFrom(FencedLocks locks, TokenSource tokens) {
+	static FencedLocks withTokensFrom(FencedLocks locks, JdbcTokenSource tokens) {
 		return new LocksWithTokenSource(locks, tokens);
 	}
 

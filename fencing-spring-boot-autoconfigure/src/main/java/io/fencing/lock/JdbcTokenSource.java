@@ -25,6 +25,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.support.MetaDataAccessException;
 
 /**
+ * Issues the token of each acquisition of locks that issue none of their own (the Redis
+ * store's, the test kit's), once the lock is granted and before the body runs, so that
+ * tokens rise across anything Redis can lose: its restarts, {@code FLUSHALL}, evictions,
+ * failovers and restores from older snapshots. One source serves every lock name: the
+ * tokens of each name still strictly rise.
+ * <p>
  * Tokens from the database: each one is taken on a connection of its own, outside any
  * transaction of the caller, in one statement committed at once and bounded by a query
  * timeout. They come from the sequence {@value #SEQUENCE} on PostgreSQL, MariaDB (10.3 or
@@ -33,7 +39,7 @@ import org.springframework.jdbc.support.MetaDataAccessException;
  * Neither goes back within its database, and a restore from a backup takes it back
  * together with the rows that hold its tokens.
  */
-public final class JdbcTokenSource implements TokenSource {
+public final class JdbcTokenSource {
 
 	/** The sequence the tokens come from. */
 	public static final String SEQUENCE = "fencing_token_seq";
@@ -74,7 +80,10 @@ public final class JdbcTokenSource implements TokenSource {
 		}
 	}
 
-	@Override
+	/**
+	 * A token above every token this source has issued, for any lock.
+	 * @throws LockUnavailableException naming the source when it cannot issue one
+	 */
 	public FencingToken next(String lockName) {
 		try {
 			return new FencingToken(lockName, nextValue());
@@ -85,7 +94,7 @@ public final class JdbcTokenSource implements TokenSource {
 		}
 	}
 
-	@Override
+	/** Where the tokens come from, for messages, health and the endpoint. */
 	public String description() {
 		return "the database (" + counter() + ")";
 	}

@@ -11,16 +11,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Locks that issue no tokens (the Redis store with {@code fencing.token-source=database},
- * the test kit's in-JVM locks), whose grants take their token from a {@link TokenSource}:
- * the grant the runner gets carries its final token, as the database store's does.
+ * the test kit's in-JVM locks), whose grants take their token from a
+ * {@link JdbcTokenSource}: the grant the runner gets carries its final token, as the
+ * database store's does.
  */
 final class LocksWithTokenSource implements FencedLocks {
 
 	private final FencedLocks locks;
 
-	private final TokenSource tokens;
+	private final JdbcTokenSource tokens;
 
-	LocksWithTokenSource(FencedLocks locks, TokenSource tokens) {
+	LocksWithTokenSource(FencedLocks locks, JdbcTokenSource tokens) {
 		this.locks = locks;
 		this.tokens = tokens;
 	}

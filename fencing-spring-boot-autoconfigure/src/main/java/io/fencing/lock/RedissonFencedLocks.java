@@ -131,7 +131,8 @@ public class RedissonFencedLocks implements FencedLocks {
 	 * {@code redis://localhost:6379})
 	 * @param tokensInRedis whether each acquisition takes Redisson's token, from the
 	 * lock's counter in Redis; {@code false}: the lock alone, whose tokens a
-	 * {@link TokenSource} issues, and Redis keeps nothing of a lock once it is released
+	 * {@link JdbcTokenSource} issues, and Redis keeps nothing of a lock once it is
+	 * released
 	 * @param keyPrefix what the key of each lock starts with, before its name
 	 * ({@code fencing.redis.key-prefix})
 	 * @throws FencingStartupException when the configuration has
