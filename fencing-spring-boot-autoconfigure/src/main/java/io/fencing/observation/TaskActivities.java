@@ -27,7 +27,7 @@ import org.springframework.core.Ordered;
  * first of all listeners, so that a listener that throws cannot keep one from being
  * counted.
  */
-public final class TaskActivities implements RunListener, ApplicationListener<FencingEvent>, Ordered {
+final class TaskActivities implements RunListener, ApplicationListener<FencingEvent>, Ordered {
 
 	/** How many programmatic task names are kept apart. */
 	public static final int MAX_PROGRAMMATIC_TASK_NAMES = 1000;

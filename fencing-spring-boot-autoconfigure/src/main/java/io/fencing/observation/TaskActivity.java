@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
+import com.fasterxml.jackson.annotation.JsonFormat;
+import com.fasterxml.jackson.annotation.JsonFormat.Shape;
 import io.fencing.FencingToken;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.run.RunObserver;
@@ -19,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * observed as) has done since startup. Recording is a few counter increments and
  * reference writes per run; reading is for the endpoint.
  */
-public final class TaskActivity {
+final class TaskActivity {
 
 	private static final RunOutcome[] OUTCOMES = RunOutcome.values();
 
@@ -130,13 +132,14 @@ public final class TaskActivity {
 
 	/**
 	 * The token a run took. The endpoint shows these records as they are, as it does
-	 * {@link LeaseLoss} and {@link Refusal}.
+	 * {@link LeaseLoss} and {@link Refusal}: times and durations as ISO-8601 strings
+	 * whatever the application's JSON settings.
 	 *
 	 * @param lockName the lock
 	 * @param value the token
 	 * @param at when the run took it
 	 */
-	public record TokenUse(String lockName, long value, Instant at) {
+	public record TokenUse(String lockName, long value, @JsonFormat(shape = Shape.STRING) Instant at) {
 
 	}
 
@@ -151,8 +154,9 @@ public final class TaskActivity {
 	 * @param ran how long the run held, or believed it held, the lock
 	 * @param overrun whether it outlived its fixed lease; otherwise Redis lost the lock
 	 */
-	public record LeaseLoss(Instant at, String lockName, long token, @Nullable Duration leaseTime, Duration ran,
-			boolean overrun) {
+	public record LeaseLoss(@JsonFormat(shape = Shape.STRING) Instant at, String lockName, long token,
+			@JsonFormat(shape = Shape.STRING) @Nullable Duration leaseTime,
+			@JsonFormat(shape = Shape.STRING) Duration ran, boolean overrun) {
 
 	}
 
@@ -165,7 +169,8 @@ public final class TaskActivity {
 	 * @param acceptedToken the newer token the storage holds, {@code null} if unknown
 	 * @param table the table of the refused statement
 	 */
-	public record Refusal(Instant at, String lockName, long token, @Nullable Long acceptedToken, String table) {
+	public record Refusal(@JsonFormat(shape = Shape.STRING) Instant at, String lockName, long token,
+			@Nullable Long acceptedToken, String table) {
 
 		static Refusal of(StaleWriteRefusedEvent event) {
 			return new Refusal(Instant.ofEpochMilli(event.getTimestamp()), event.getLockName(), event.getToken(),

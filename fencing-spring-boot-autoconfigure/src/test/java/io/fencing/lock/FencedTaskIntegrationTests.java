@@ -21,7 +21,7 @@ import io.fencing.LockBusyException;
 import io.fencing.NoFencingTokenException;
 import io.fencing.OnBusy;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
-import io.fencing.observation.TaskActivities;
+import io.fencing.observation.RecordedActivity;
 import io.fencing.run.RunListener;
 import io.fencing.run.RunObserver;
 import io.fencing.run.RunOutcome;
@@ -119,7 +119,7 @@ class FencedTaskIntegrationTests {
 			assertThat(ran).hasValue(2);
 			assertThat(second.value()).isGreaterThan(first.value());
 			assertThat(releasedInRedis(context)).isTrue();
-			assertThat(context.getBean(TaskActivities.class).task(this.lock).runs()).containsEntry(RunOutcome.RAN, 2L);
+			assertThat(RecordedActivity.runs(context, this.lock)).containsEntry(RunOutcome.RAN, 2L);
 			assertThat(context.getBean(ThrowingRunListener.class).calls).hasValueGreaterThanOrEqualTo(8);
 		});
 	}

@@ -13,8 +13,7 @@ import io.fencing.LockUnavailableException;
 import io.fencing.NoFencingTokenException;
 import io.fencing.OnBusy;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
-import io.fencing.observation.TaskActivities;
-import io.fencing.observation.TaskActivity;
+import io.fencing.observation.RecordedActivity;
 import io.fencing.run.RunOutcome;
 import io.fencing.testsupport.Latches;
 import io.fencing.testsupport.TestServices;
@@ -86,10 +85,8 @@ class LeaseValidityTests {
 				})).isTrue();
 			assertThat(answers).containsExactly(true, true);
 			assertThat(context.getBean(FencedLocks.class).awaitReleases(Duration.ofSeconds(10))).isTrue();
-			TaskActivity activity = context.getBean(TaskActivities.class).tasks().get(this.lock);
-			assertThat(activity.overruns()).isZero();
-			assertThat(activity.locksLost()).isZero();
-			assertThat(activity.runs()).containsEntry(RunOutcome.RAN, 1L);
+			assertThat(RecordedActivity.leasesLost(context, this.lock)).isZero();
+			assertThat(RecordedActivity.runs(context, this.lock)).containsEntry(RunOutcome.RAN, 1L);
 		});
 	}
 

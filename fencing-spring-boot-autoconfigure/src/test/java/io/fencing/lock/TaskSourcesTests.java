@@ -5,9 +5,7 @@ import java.util.Map;
 
 import io.fencing.FencedTask;
 import io.fencing.OnBusy;
-import io.fencing.observation.TaskActivities;
 import io.fencing.run.FencedTaskResolver;
-import io.fencing.run.RunOutcome;
 import io.fencing.run.SettingSources;
 import io.fencing.run.TaskDefinition;
 import io.fencing.run.TaskSettings;
@@ -20,8 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What the {@code fencing} endpoint reports of each task's settings: where each came
- * from, named so that it can be set there, and each method once; and the bound on the
- * programmatic task names it keeps apart.
+ * from, named so that it can be set there, and each method once.
  */
 class TaskSourcesTests {
 
@@ -59,34 +56,6 @@ class TaskSourcesTests {
 		resolver.get(JobImpl.class.getMethod("run"), JobImpl.class);
 		assertThat(resolver.declaredTasks()).extracting(TaskDefinition::description)
 			.containsExactly("@FencedTask(\"job\") on " + JobImpl.class.getName() + ".run()");
-	}
-
-	@Test
-	void programmaticNamesPastTheBoundAreKeptTogetherButAnnotatedOnesAlwaysApart() {
-		TaskActivities activities = new TaskActivities();
-		for (int i = 0; i < TaskActivities.MAX_PROGRAMMATIC_TASK_NAMES; i++) {
-			ran(activities, programmatic("entity-" + i), RunOutcome.RAN);
-		}
-		ran(activities, programmatic("entity-past-the-bound"), RunOutcome.RAN);
-		TaskDefinition annotated = new TaskDefinition("nightly", "nightly", "@FencedTask(\"nightly\") on Jobs.run()",
-				null, Duration.ZERO, OnBusy.SKIP, Duration.ZERO, new SettingSources("fencing.lease-time",
-						"fencing.wait-time", "fencing.on-busy", "fencing.hold-at-least", false));
-		ran(activities, annotated, RunOutcome.SKIPPED);
-		assertThat(activities.tasks()).hasSize(TaskActivities.MAX_PROGRAMMATIC_TASK_NAMES + 1)
-			.doesNotContainKey("entity-past-the-bound");
-		assertThat(activities.otherTasks().runs()).containsEntry(RunOutcome.RAN, 1L);
-		assertThat(activities.task("nightly").runs()).containsEntry(RunOutcome.SKIPPED, 1L);
-		assertThat(activities.task("entity-0").runs()).containsEntry(RunOutcome.RAN, 1L);
-	}
-
-	/** A run of {@code task} that ended with {@code outcome}, as the runner tells it. */
-	private static void ran(TaskActivities activities, TaskDefinition task, RunOutcome outcome) {
-		activities.runStarted(task).ended(task, outcome, null);
-	}
-
-	private static TaskDefinition programmatic(String name) {
-		return new TaskDefinition(name, name, "FencedTasks task '" + name + "'", null, Duration.ZERO, OnBusy.SKIP,
-				Duration.ZERO, SettingSources.programmatic(0));
 	}
 
 	static class Jobs {

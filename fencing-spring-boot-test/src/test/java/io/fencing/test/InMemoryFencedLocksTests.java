@@ -23,8 +23,7 @@ import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;
 import io.fencing.lock.JdbcTokenSource;
-import io.fencing.observation.TaskActivities;
-import io.fencing.observation.TaskActivity;
+import io.fencing.observation.RecordedActivity;
 import io.fencing.run.FencedTaskRunner;
 import io.fencing.run.RunOutcome;
 import org.awaitility.Awaitility;
@@ -194,9 +193,7 @@ class InMemoryFencedLocksTests {
 					validity.add(FencingContext.isLeaseValid());
 				})).isTrue();
 			assertThat(validity).containsExactly(true, true);
-			TaskActivity activity = context.getBean(TaskActivities.class).task("waited");
-			assertThat(activity.overruns()).isZero();
-			assertThat(activity.locksLost()).isZero();
+			assertThat(RecordedActivity.leasesLost(context, "waited")).isZero();
 		});
 	}
 
@@ -231,9 +228,9 @@ class InMemoryFencedLocksTests {
 				.withMessageContaining("token 2 is older than accepted token 3");
 			assertThat(jdbc.queryForMap("SELECT quantity, last_token FROM stock WHERE sku = 'A-1'"))
 				.isEqualTo(Map.of("QUANTITY", 8, "LAST_TOKEN", 3L));
-			assertThat(context.getBean(TaskActivities.class).task("stock").lastToken())
+			assertThat(RecordedActivity.lastToken(context, "stock"))
 				.as("the newer owner's, taken after the paused one's")
-				.satisfies((last) -> assertThat(last.value()).isEqualTo(3));
+				.isEqualTo(3);
 		});
 	}
 
@@ -277,8 +274,7 @@ class InMemoryFencedLocksTests {
 			finally {
 				Thread.interrupted();
 			}
-			assertThat(context.getBean(TaskActivities.class).task("interrupted").runs())
-				.containsEntry(RunOutcome.INTERRUPTED, 1L)
+			assertThat(RecordedActivity.runs(context, "interrupted")).containsEntry(RunOutcome.INTERRUPTED, 1L)
 				.containsEntry(RunOutcome.RAN, 0L);
 		});
 	}
