@@ -17,6 +17,7 @@ import io.fencing.observation.RecordedActivity;
 import io.fencing.run.RunOutcome;
 import io.fencing.testsupport.Latches;
 import io.fencing.testsupport.TestServices;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RedissonClient;
@@ -42,6 +43,15 @@ class LeaseValidityTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 				FencingAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.url=" + TestServices.redisUrl());
+
+	/**
+	 * Redisson's token counter of the lock (without a DataSource the tokens are Redis's),
+	 * which Redis would keep for good.
+	 */
+	@AfterEach
+	void deleteTheLocksCounter() {
+		TestServices.deleteRedisKeys(TestServices.tokenKey(this.lock));
+	}
 
 	@Test
 	void aFixedLeaseIsValidUntilItRunsOut() {
