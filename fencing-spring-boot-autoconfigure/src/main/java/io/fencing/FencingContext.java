@@ -3,7 +3,6 @@ package io.fencing;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
-import io.fencing.run.MissingToken;
 import io.fencing.run.TokenBindings.Binding;
 import io.fencing.run.TokenBindings;
 

@@ -1,11 +1,10 @@
-package io.fencing.run;
+package io.fencing;
 
 import java.lang.StackWalker.Option;
 import java.lang.StackWalker.StackFrame;
 import java.lang.reflect.Method;
 import java.util.Objects;
 
-import io.fencing.FencedTask;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.annotation.AnnotationUtils;
@@ -18,7 +17,7 @@ import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
  * without its Spring proxy (from its own class, {@code this.sync()}), so no lock was
  * taken. The stack is read only when a token is missing.
  */
-public final class MissingToken {
+final class MissingToken {
 
 	private static final StackWalker STACK = StackWalker.getInstance(Option.RETAIN_CLASS_REFERENCE);
 
@@ -28,7 +27,7 @@ public final class MissingToken {
 	/**
 	 * Advice for the message of a missing token, naming a bypassed task if there is one.
 	 */
-	public static String advice() {
+	static String advice() {
 		String bypassed = STACK
 			.walk((frames) -> frames.map(MissingToken::fencedTask).filter(Objects::nonNull).findFirst().orElse(null));
 		if (bypassed == null) {

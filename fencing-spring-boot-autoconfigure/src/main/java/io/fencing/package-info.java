@@ -4,7 +4,7 @@
  * {@link io.fencing.FencingToken token}, the exceptions, the
  * {@link io.fencing.FencingEvent events} the starter publishes, and
  * {@link io.fencing.FencedResource}, which a fenced store of the application's
- * implements. Every type here is API.
+ * implements. Every public type here is API.
  */
 @NullMarked
 package io.fencing;
