@@ -6,7 +6,7 @@ import javax.sql.DataSource;
 
 import io.fencing.FencingToken;
 import com.zaxxer.hikari.HikariDataSource;
-import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
+import io.fencing.fence.FencingFencedTablesAutoConfiguration;
 import io.fencing.jpa.FencingJpaAutoConfiguration;
 import io.fencing.run.TokenBindings;
 import io.fencing.run.TokenBindings.Acquisition;

@@ -28,7 +28,7 @@ import org.springframework.util.ClassUtils;
  * injects its {@code HikariDataSource} still gets one); a data source already behind a
  * fenced one (a transaction-aware proxy of it) is left as it is.
  */
-public final class FencedDataSourcePostProcessor
+final class FencedDataSourcePostProcessor
 		implements BeanPostProcessor, BeanClassLoaderAware, ApplicationEventPublisherAware {
 
 	private final boolean unfencedWriters;
@@ -41,7 +41,7 @@ public final class FencedDataSourcePostProcessor
 	 * @param unfencedWriters whether every statement goes through the fence unchecked
 	 * ({@code fencing.enabled=false})
 	 */
-	public FencedDataSourcePostProcessor(boolean unfencedWriters) {
+	FencedDataSourcePostProcessor(boolean unfencedWriters) {
 		this.unfencedWriters = unfencedWriters;
 	}
 

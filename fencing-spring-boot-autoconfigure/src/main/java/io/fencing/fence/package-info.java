@@ -3,8 +3,9 @@
  * writer's token, and the connections that carry that token to the database.
  * <p>
  * Internal: {@code fencing.jdbc.fenced-tables}, {@code @FencingTokenColumn} and
- * {@code UnfencedWrites} are the API; types here are public only so that the starter's
- * other packages can use them.
+ * {@code UnfencedWrites} are the API. {@code FencingFencedTablesAutoConfiguration} is
+ * public, as Boot requires of an auto-configuration; the other public types here are
+ * public only so that the starter's other packages can use them.
  */
 @NullMarked
 package io.fencing.fence;

@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencing.fence.FencedConnections;
+import io.fencing.fence.FencingFencedTablesAutoConfiguration;
 import io.fencing.fence.FencedTable;
 import io.fencing.fence.FencedTables;
 import org.hibernate.engine.spi.SessionImplementor;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -50,6 +52,26 @@ class FencingFencedTablesAutoConfigurationTests {
 		jdbc.execute("CREATE TABLE stock (sku VARCHAR(16) PRIMARY KEY, last_token BIGINT)");
 		jdbc.execute("CREATE TABLE orders (id INT PRIMARY KEY, last_token BIGINT)");
 		return dataSource;
+	}
+
+	/**
+	 * An application that excluded the fence's auto-configuration by the name it had in
+	 * {@code io.fencing.autoconfigure} keeps it off (Boot's
+	 * {@code AutoConfiguration.replacements}).
+	 */
+	@Test
+	void excludedByItsFormerNameItStaysOff() {
+		ApplicationContextRunner application = new ApplicationContextRunner()
+			.withUserConfiguration(AutoConfiguredApplication.class)
+			.withBean("dataSource", HikariDataSource.class,
+					FencingFencedTablesAutoConfigurationTests::databaseWithStock)
+			.withPropertyValues("fencing.jdbc.fenced-tables=stock", "fencing.lock-store=database",
+					"fencing.jdbc.initialize-schema=always");
+		application.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(FencedTables.class));
+		application
+			.withPropertyValues(
+					"spring.autoconfigure.exclude=io.fencing.autoconfigure." + "FencingFencedTablesAutoConfiguration")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(FencedTables.class));
 	}
 
 	@Test
@@ -229,6 +251,12 @@ class FencingFencedTablesAutoConfigurationTests {
 
 		EarlyDataSourceUser(DataSource dataSource) {
 		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class AutoConfiguredApplication {
 
 	}
 

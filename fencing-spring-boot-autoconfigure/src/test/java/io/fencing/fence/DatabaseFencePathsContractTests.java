@@ -20,7 +20,6 @@ import io.fencing.FencingToken;
 import io.fencing.OnBusy;
 import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
-import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.jpa.FencingJpaAutoConfiguration;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;

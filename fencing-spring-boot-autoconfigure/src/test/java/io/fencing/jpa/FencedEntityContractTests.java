@@ -29,7 +29,7 @@ import io.fencing.OnBusy;
 import io.fencing.StaleWriteRefusedEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
-import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
+import io.fencing.fence.FencingFencedTablesAutoConfiguration;
 import io.fencing.database.Database;
 import io.fencing.fence.FenceRefusals;
 import io.fencing.jdbc.IdempotentOperations;

@@ -8,7 +8,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import io.fencing.allowedentities.Warehouse;
-import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
+import io.fencing.fence.FencingFencedTablesAutoConfiguration;
 import io.fencing.brokenentities.collection.TaggedStock;
 import io.fencing.brokenentities.embedded.ShelfStock;
 import io.fencing.brokenentities.joined.JoinedStock;

@@ -18,7 +18,7 @@ import io.fencing.FencingToken;
 import io.fencing.LeaseLostEvent;
 import io.fencing.StaleWriterException;
 import io.fencing.autoconfigure.FencingAutoConfiguration;
-import io.fencing.autoconfigure.FencingFencedTablesAutoConfiguration;
+import io.fencing.fence.FencingFencedTablesAutoConfiguration;
 import io.fencing.autoconfigure.FencingJdbcAutoConfiguration;
 import io.fencing.autoconfigure.FencingTokenSourceAutoConfiguration;
 import io.fencing.jdbc.FencedJdbcTemplate;

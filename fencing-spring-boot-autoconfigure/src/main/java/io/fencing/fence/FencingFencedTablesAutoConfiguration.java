@@ -1,4 +1,4 @@
-package io.fencing.autoconfigure;
+package io.fencing.fence;
 
 import java.util.List;
 import java.util.function.Supplier;
@@ -6,10 +6,7 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 import io.fencing.autoconfigure.FencingProperties.InitializeSchema;
-import io.fencing.fence.FencedDataSourcePostProcessor;
-import io.fencing.fence.FencedTable;
-import io.fencing.fence.FencedTableSource;
-import io.fencing.fence.FencedTables;
+import io.fencing.autoconfigure.FencingProperties;
 import io.fencing.run.FencingStartupException;
 
 import org.springframework.beans.factory.ObjectProvider;
