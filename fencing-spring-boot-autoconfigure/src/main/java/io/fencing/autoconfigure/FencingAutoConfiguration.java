@@ -14,7 +14,6 @@ import io.fencing.lock.DatabaseFencedLocks;
 import io.fencing.lock.FencedLocks;
 import io.fencing.lock.JdbcTokenSource;
 import io.fencing.lock.RedissonFencedLocks;
-import io.fencing.lock.JdbcTokenSource;
 import io.fencing.observation.FencingRunListenersConfiguration;
 import io.fencing.run.DeferredWrites;
 import io.fencing.run.FencedTaskAdvisor;

@@ -78,8 +78,9 @@ public interface FencedLocks extends AutoCloseable {
 
 	/**
 	 * Whether acquisitions carry tokens of their own ({@code true} unless said
-	 * otherwise); {@code false}: the lock alone, and each grant takes its token from a
-	 * {@link JdbcTokenSource} ({@link #withTokensFrom}).
+	 * otherwise); {@code false}: the lock alone, and each grant takes its token from the
+	 * database's sequence, the {@link JdbcTokenSource} ({@link #withTokensFrom}), which
+	 * no bean of the application's replaces.
 	 */
 	default boolean issuesTokens() {
 		return true;

@@ -11,7 +11,7 @@ import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.core.Ordered;
 
 /**
- * Applies the {@link FencedTaskInterceptor} to {@link FencedTask} methods with plain
+ * Applies the {@code FencedTaskInterceptor} to {@link FencedTask} methods with plain
  * Spring AOP. Ordered outside {@code @Transactional}, so that the lock is held from
  * before the transaction begins until after it ends.
  */
